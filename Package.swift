@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Eyedropper",
+    products: [
+        .library(name: "Eyedropper", targets: ["Eyedropper"]),
+        .executable(name: "eyedropper", targets: ["EyedropperCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The 256-bit row kernels. C, not Swift: Swift has no per-function target attribute, and
+        // compiling a Swift module for AVX2 (unsafeFlags) would bar this library from being a
+        // dependency of other packages. `__attribute__((target("avx2")))` on single functions keeps
+        // one binary that runs on any x86-64 CPU and picks the kernel at run time (cpuid).
+        .target(name: "CEyedropperKernels"),
+        .target(
+            name: "Eyedropper",
+            dependencies: ["CEyedropperKernels"]
+        ),
+        .executableTarget(
+            name: "EyedropperCLI",
+            dependencies: [
+                "Eyedropper",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "EyedropperTests",
+            dependencies: ["Eyedropper"]
+        ),
+    ]
+)

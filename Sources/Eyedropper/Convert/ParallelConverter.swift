@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Converts one frame on several threads, each taking a band of rows.
+///
+/// The threads start once, in `init`, and wait between frames; a conversion hands them its rows
+/// and returns when every band is done, so nothing is allocated per frame and the frame is never
+/// used after `convert` returns. One owner calls `convert`; for several frames at once, use one
+/// `YCbCrConverter` per worker instead.
+public final class ParallelConverter {
+    public let converter: YCbCrConverter
+    /// Threads per frame, the calling thread included.
+    public let threads: Int
+    private let crew: BandCrew?
+
+    public init(converter: YCbCrConverter, threads: Int) {
+        precondition(threads >= 1, "a conversion needs at least one thread, got \(threads)")
+        self.converter = converter
+        self.threads = threads
+        crew = threads > 1 ? BandCrew(helpers: threads - 1) : nil
+    }
+
+    deinit { crew?.stop() }
+
+    /// Converts `frame` into `destination` exactly as `YCbCrConverter.convert` does.
+    public func convert(
+        _ frame: borrowing PlanarFrame, to format: OutputFormat,
+        into destination: UnsafeMutableRawBufferPointer, stride: Int? = nil
+    ) throws(FrameGeometryError) {
+        let target = try RGBDestination(
+            destination, format: format, width: frame.width, height: frame.height, stride: stride)
+        let job = BandJob(converter: converter, frame: frame.geometry, target: target, bands: threads)
+        if let crew {
+            crew.run(job)
+        } else {
+            job.convert(band: 0)
+        }
+    }
+}
+
+/// One frame's conversion, split into `bands` bands of whole chroma rows.
+struct BandJob: Sendable {
+    let converter: YCbCrConverter
+    let frame: FrameGeometry
+    let target: RGBDestination
+    let bands: Int
+
+    func convert(band: Int) {
+        func boundary(_ index: Int) -> Int { index == bands ? frame.height : (index * frame.height / bands) & ~1 }
+        let rows = boundary(band)..<boundary(band + 1)
+        if !rows.isEmpty { converter.convertRows(frame, rows, into: target) }
+    }
+}
+
+/// Helper threads that each convert one band of every job; the caller converts band 0.
+///
+/// All mutable state is guarded by `mutex` (hence `@unchecked Sendable`).
+private final class BandCrew: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let workDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var job: BandJob?
+    private var generation: UInt64 = 0
+    private var pending = 0
+    private var stopping = false
+    private var threads: [pthread_t] = []
+
+    init(helpers: Int) {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(workReady, nil)
+        pthread_cond_init(workDone, nil)
+        for band in 1...helpers {
+            let context = Unmanaged.passRetained(HelperContext(crew: self, band: band)).toOpaque()
+            var thread = pthread_t()
+            let status = pthread_create(&thread, nil, { context in
+                let helper = Unmanaged<HelperContext>.fromOpaque(context!).takeRetainedValue()
+                helper.crew.serve(band: helper.band)
+                return nil
+            }, context)
+            precondition(status == 0, "cannot start a conversion thread: \(String(cString: strerror(status)))")
+            threads.append(thread)
+        }
+    }
+
+    /// Runs `job` on every band and returns when all are done.
+    func run(_ job: BandJob) {
+        pthread_mutex_lock(mutex)
+        self.job = job
+        generation &+= 1
+        pending = threads.count
+        pthread_cond_broadcast(workReady)
+        pthread_mutex_unlock(mutex)
+
+        job.convert(band: 0)
+
+        pthread_mutex_lock(mutex)
+        while pending > 0 { pthread_cond_wait(workDone, mutex) }
+        self.job = nil
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func serve(band: Int) {
+        var seen: UInt64 = 0
+        while true {
+            pthread_mutex_lock(mutex)
+            while generation == seen && !stopping { pthread_cond_wait(workReady, mutex) }
+            if stopping {
+                pthread_mutex_unlock(mutex)
+                return
+            }
+            seen = generation
+            let job = self.job!
+            pthread_mutex_unlock(mutex)
+
+            job.convert(band: band)
+
+            pthread_mutex_lock(mutex)
+            pending -= 1
+            if pending == 0 { pthread_cond_signal(workDone) }
+            pthread_mutex_unlock(mutex)
+        }
+    }
+
+    /// Ends the helper threads and waits for them.
+    func stop() {
+        pthread_mutex_lock(mutex)
+        stopping = true
+        pthread_cond_broadcast(workReady)
+        pthread_mutex_unlock(mutex)
+        for thread in threads { pthread_join(thread, nil) }
+        pthread_cond_destroy(workDone)
+        pthread_cond_destroy(workReady)
+        pthread_mutex_destroy(mutex)
+        workDone.deallocate()
+        workReady.deallocate()
+        mutex.deallocate()
+    }
+
+    private final class HelperContext {
+        let crew: BandCrew
+        let band: Int
+
+        init(crew: BandCrew, band: Int) {
+            self.crew = crew
+            self.band = band
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import CEyedropperKernels
+
+/// Converts YCbCr 4:2:0 frames to packed RGB with one matrix and range.
+///
+/// A value type with no buffers of its own: the caller owns the destination, so any number of
+/// threads can share one converter.
+public struct YCbCrConverter: Hashable, Sendable {
+    public let colorimetry: Colorimetry
+    public let kernel: ConversionKernel
+    let coefficients: FixedPointCoefficients
+
+    /// A converter for `colorimetry` using `kernel`, which must be supported by this CPU.
+    public init(colorimetry: Colorimetry, kernel: ConversionKernel = .best) {
+        precondition(kernel.isSupported, "the \(kernel.rawValue) kernel needs a CPU feature this machine lacks")
+        self.colorimetry = colorimetry
+        self.kernel = kernel
+        self.coefficients = FixedPointCoefficients(colorimetry)
+    }
+
+    /// Converts `frame` into `destination`, rows `stride` bytes apart (default: tightly packed).
+    ///
+    /// Throws before writing anything if the destination is too small for the frame.
+    public func convert(
+        _ frame: borrowing PlanarFrame, to format: OutputFormat,
+        into destination: UnsafeMutableRawBufferPointer, stride: Int? = nil
+    ) throws(FrameGeometryError) {
+        let target = try RGBDestination(
+            destination, format: format, width: frame.width, height: frame.height, stride: stride)
+        convertRows(frame.geometry, 0..<frame.height, into: target)
+    }
+
+    /// Converts rows `rows` (starting at an even row, so chroma rows are not split) of a validated frame.
+    func convertRows(_ frame: FrameGeometry, _ rows: Range<Int>, into target: RGBDestination) {
+        precondition(rows.lowerBound % 2 == 0, "row bands start on even rows")
+        switch target.format {
+        case .rgb24: convertRows(frame, rows, into: target, RGB24Packer.self)
+        case .rgba: convertRows(frame, rows, into: target, RGBAPacker.self)
+        case .bgra: convertRows(frame, rows, into: target, BGRAPacker.self)
+        }
+    }
+
+    private func convertRows<Packer: PixelPacker>(
+        _ frame: FrameGeometry, _ rows: Range<Int>, into target: RGBDestination, _ packer: Packer.Type
+    ) {
+        let width = frame.width
+        var row = rows.lowerBound
+        while row < rows.upperBound {
+            // Two luma rows share one chroma row; the AVX2 kernel computes its terms once for both.
+            let pairRows = min(2, rows.upperBound - row)
+            let chromaOffset = (row / 2) * frame.chromaStride
+            let cb = frame.cb + chromaOffset, cr = frame.cr + chromaOffset
+            let vectorWidth = vectorPixels(width: width)
+            #if arch(x86_64)
+            if kernel == .avx2, vectorWidth > 0 {
+                let y0 = frame.luma + row * frame.lumaStride, dst0 = target.row(row)
+                let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
+                let dst1 = pairRows == 2 ? target.row(row + 1) : nil
+                withUnsafePointer(to: coefficients.c) { k in
+                    if frame.chromaStep == 1 {
+                        ed_rows_planar_avx2(y0, y1, cb, cr, dst0, dst1, vectorWidth, k, Packer.format.c)
+                    } else {
+                        ed_rows_interleaved_avx2(
+                            y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, k, Packer.format.c)
+                    }
+                }
+            }
+            #endif
+            for line in row..<(row + pairRows) {
+                let y = frame.luma + line * frame.lumaStride, dst = target.row(line)
+                if kernel == .simd {
+                    RowKernels.simd(
+                        packer, y: y, cb: cb, cr: cr, chromaStep: frame.chromaStep, dst: dst,
+                        count: vectorWidth, coefficients)
+                }
+                // The one place row tails are handled, for every kernel: the pixels after the last
+                // full vector step (all of them for the scalar kernel).
+                RowKernels.scalar(
+                    packer, y: y, cb: cb, cr: cr, chromaStep: frame.chromaStep, dst: dst,
+                    from: vectorWidth, to: width, coefficients)
+            }
+            row += pairRows
+        }
+    }
+
+    /// The pixels of a row the vector kernel converts: the largest multiple of its step.
+    private func vectorPixels(width: Int) -> Int {
+        switch kernel {
+        case .scalar: 0
+        case .simd: width - width % RowKernels.simdPixels
+        case .avx2: width - width % Int(ED_AVX2_PIXELS)
+        }
+    }
+}
+
+/// A validated destination for packed RGB rows.
+struct RGBDestination: @unchecked Sendable {
+    let base: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let format: OutputFormat
+
+    init(
+        _ buffer: UnsafeMutableRawBufferPointer, format: OutputFormat, width: Int, height: Int, stride: Int?
+    ) throws(FrameGeometryError) {
+        let rowBytes = width * format.bytesPerPixel
+        let stride = stride ?? rowBytes
+        let plane = Plane(bytes: UnsafeRawBufferPointer(buffer), stride: stride)
+        try plane.validate(name: "output \(format.rawValue)", rowBytes: rowBytes, rows: height)
+        self.base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        self.stride = stride
+        self.format = format
+    }
+
+    func row(_ index: Int) -> UnsafeMutablePointer<UInt8> { base + index * stride }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct EyedropperCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eyedropper",
+        abstract: "Sample colours from camera frames, exactly.",
+        subcommands: [Sample.self],
+        defaultSubcommand: Sample.self
+    )
+}

@@ -1,0 +1,77 @@
+import Eyedropper
+import Testing
+
+/// Every (Y, Cb, Cr) triple, once: a 4096x4096 I420 frame whose 8x8 blocks of chroma samples each
+/// hold one (Cb, Cr) pair, and whose 256 luma pixels under a block take every Y value.
+private func makeAllTriples() -> FrameBuffer {
+    let side = 4096, chromaSide = side / 2
+    let buffer = try! FrameBuffer(layout: .i420, width: side, height: side, colorimetry: .bt601Limited)
+    let y = buffer.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    let cb = y + side * side, cr = cb + chromaSide * chromaSide
+    for cy in 0..<chromaSide {
+        for cx in 0..<chromaSide {
+            cb[cy * chromaSide + cx] = UInt8(cy / 8)
+            cr[cy * chromaSide + cx] = UInt8(cx / 8)
+            let block = (cy % 8) * 8 + cx % 8
+            for dy in 0..<2 {
+                for dx in 0..<2 {
+                    y[(2 * cy + dy) * side + 2 * cx + dx] = UInt8(block * 4 + dy * 2 + dx)
+                }
+            }
+        }
+    }
+    return buffer
+}
+
+@Suite(.serialized) struct ExactnessTests {
+    /// Each channel of every one of the 2^24 inputs is within one level of the exact formula, for
+    /// every matrix and range; every kernel on this CPU gives the scalar kernel's bytes. Prints the
+    /// error histogram.
+    @Test(arguments: Colorimetry.all)
+    func everyInputWithinOneLevelOfExact(colorimetry: Colorimetry) throws {
+        let allTriples = makeAllTriples()
+        let side = allTriples.width
+        var outputs: [ConversionKernel: [UInt8]] = [:]
+        for kernel in ConversionKernel.supported {
+            var rgb = [UInt8](repeating: 0, count: side * side * 3)
+            try allTriples.withFrame { frame in
+                try rgb.withUnsafeMutableBytes {
+                    try YCbCrConverter(colorimetry: colorimetry, kernel: kernel).convert(frame, to: .rgb24, into: $0)
+                }
+            }
+            outputs[kernel] = rgb
+        }
+        let scalar = outputs[.scalar]!
+        for (kernel, rgb) in outputs where kernel != .scalar {
+            #expect(rgb == scalar, "\(kernel) differs from scalar for \(colorimetry)")
+        }
+
+        // Histogram of (output - exact) over every channel, and the inputs seen.
+        var histogram = [Int](repeating: 0, count: 511)
+        var seen = [Bool](repeating: false, count: 1 << 24)
+        var worst = (error: 0, sample: YCbCr8(y: 0, cb: 0, cr: 0))
+        allTriples.withFrame { frame in
+            for y in 0..<side {
+                for x in 0..<side {
+                    let sample = frame.sample(x: x, y: y)
+                    seen[Int(sample.y) << 16 | Int(sample.cb) << 8 | Int(sample.cr)] = true
+                    let exact = colorimetry.exactRGB(sample)
+                    let offset = (y * side + x) * 3
+                    func count(_ channel: Int, _ reference: UInt8) {
+                        let error = Int(scalar[offset + channel]) - Int(reference)
+                        histogram[error + 255] += 1
+                        if abs(error) > abs(worst.error) { worst = (error, sample) }
+                    }
+                    count(0, exact.r)
+                    count(1, exact.g)
+                    count(2, exact.b)
+                }
+            }
+        }
+        #expect(seen.allSatisfy { $0 }, "the frame must hold every triple")
+        let counts = histogram.enumerated().filter { $0.element > 0 }.map { "\($0.offset - 255): \($0.element)" }
+        let exactShare = (Double(histogram[255]) / Double(3 << 24) * 10000).rounded() / 100
+        print("\(colorimetry): error histogram (levels: channels) \(counts.joined(separator: ", ")); \(exactShare)% exact")
+        #expect(abs(worst.error) <= 1, "\(colorimetry): \(worst.sample) is \(worst.error) levels off")
+    }
+}

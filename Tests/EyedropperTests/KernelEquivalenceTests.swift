@@ -1,0 +1,121 @@
+import Eyedropper
+import Testing
+
+/// Random 4:2:0 planes in guarded memory, with a chosen stride padding and placement.
+struct GuardedFrame {
+    let layout: PixelLayout
+    let width: Int
+    let height: Int
+    let buffers: [GuardedBuffer]
+    let strides: [Int]
+
+    init(layout: PixelLayout, width: Int, height: Int, padding: Int, placement: GuardedBuffer.Placement, seed: UInt64) {
+        var random = TestRandom(seed: seed)
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        var buffers: [GuardedBuffer] = [], strides: [Int] = []
+        let shapes = layout.isSemiPlanar
+            ? [(width, height), (2 * chromaWidth, chromaHeight)]
+            : [(width, height), (chromaWidth, chromaHeight), (chromaWidth, chromaHeight)]
+        for (rowBytes, rows) in shapes {
+            let stride = rowBytes + padding
+            // The last row is not padded, so the guard page sits right after its last byte.
+            let buffer = GuardedBuffer(count: stride * (rows - 1) + rowBytes, placement: placement)
+            random.fill(buffer.bytes)
+            buffers.append(buffer)
+            strides.append(stride)
+        }
+        self.layout = layout
+        self.width = width
+        self.height = height
+        self.buffers = buffers
+        self.strides = strides
+    }
+
+    func withFrame<R>(_ body: (borrowing PlanarFrame) throws -> R) throws -> R {
+        func plane(_ index: Int) -> Plane {
+            Plane(bytes: UnsafeRawBufferPointer(buffers[index].bytes), stride: strides[index])
+        }
+        let frame = try PlanarFrame(
+            layout: layout, width: width, height: height, colorimetry: .bt601Limited,
+            planes: plane(0), plane(1), buffers.count == 3 ? plane(2) : nil)
+        return try body(frame)
+    }
+}
+
+/// Converts into guarded memory pre-filled with a sentinel and returns every byte, padding included.
+func convertGuarded(
+    _ source: GuardedFrame, converter: YCbCrConverter, format: OutputFormat, padding: Int,
+    placement: GuardedBuffer.Placement
+) throws -> [UInt8] {
+    let rowBytes = source.width * format.bytesPerPixel
+    let stride = rowBytes + padding
+    let output = GuardedBuffer(count: stride * (source.height - 1) + rowBytes, placement: placement)
+    output.bytes.initializeMemory(as: UInt8.self, repeating: 0xA5)
+    try source.withFrame { frame in
+        try converter.convert(frame, to: format, into: output.bytes, stride: stride)
+    }
+    return Array(output.bytes)
+}
+
+@Suite struct KernelEquivalenceTests {
+    static let vectorKernels = ConversionKernel.supported.filter { $0 != .scalar }
+
+    /// Every vector kernel writes the scalar kernel's bytes, for widths 1...130 (every tail length
+    /// of every kernel), odd heights, padded and packed strides, buffers flush against a guard page
+    /// at either end, and leaves the stride padding untouched.
+    @Test(arguments: PixelLayout.allCases, OutputFormat.allCases)
+    func vectorKernelsMatchScalarBitForBit(layout: PixelLayout, format: OutputFormat) throws {
+        #expect(!Self.vectorKernels.isEmpty)
+        for colorimetry in [Colorimetry.bt601Limited, .bt709Full] {
+            let scalar = YCbCrConverter(colorimetry: colorimetry, kernel: .scalar)
+            for width in 1...130 {
+                for (height, padding, placement) in [(1, 0, GuardedBuffer.Placement.flushEnd), (3, 5, .flushStart), (5, 1, .flushEnd)] {
+                    let source = GuardedFrame(
+                        layout: layout, width: width, height: height, padding: padding, placement: placement,
+                        seed: UInt64(width * 1000 + height))
+                    let expected = try convertGuarded(source, converter: scalar, format: format, padding: padding, placement: placement)
+                    // Padding bytes keep the sentinel: the scalar kernel writes only pixels.
+                    let rowBytes = width * format.bytesPerPixel
+                    for row in 0..<(height - 1) {
+                        let padStart = row * (rowBytes + padding) + rowBytes
+                        #expect(expected[padStart..<(padStart + padding)].allSatisfy { $0 == 0xA5 })
+                    }
+                    for kernel in Self.vectorKernels {
+                        let converter = YCbCrConverter(colorimetry: colorimetry, kernel: kernel)
+                        let actual = try convertGuarded(source, converter: converter, format: format, padding: padding, placement: placement)
+                        #expect(actual == expected, "\(kernel) \(layout) -> \(format), \(width)x\(height), padding \(padding), \(colorimetry)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The same frame in each layout converts to the same pixels.
+    @Test func layoutsAgree() throws {
+        let pattern = try TestPattern(width: 67, height: 41)
+        var outputs: [[UInt8]] = []
+        for layout in PixelLayout.allCases {
+            let buffer = try pattern.makeFrameBuffer(layout: layout)
+            var rgb = [UInt8](repeating: 0, count: 67 * 41 * 3)
+            try buffer.withFrame { frame in
+                try rgb.withUnsafeMutableBytes { try YCbCrConverter(colorimetry: pattern.colorimetry).convert(frame, to: .rgb24, into: $0) }
+            }
+            outputs.append(rgb)
+        }
+        #expect(outputs.allSatisfy { $0 == outputs[0] })
+    }
+
+    /// BGRA is RGBA with red and blue swapped; RGB24 is RGBA without alpha.
+    @Test func outputFormatsHoldTheSameColours() throws {
+        let source = GuardedFrame(layout: .i420, width: 99, height: 7, padding: 0, placement: .flushEnd, seed: 7)
+        let converter = YCbCrConverter(colorimetry: .bt709Limited)
+        let rgba = try convertGuarded(source, converter: converter, format: .rgba, padding: 0, placement: .flushEnd)
+        let bgra = try convertGuarded(source, converter: converter, format: .bgra, padding: 0, placement: .flushEnd)
+        let rgb = try convertGuarded(source, converter: converter, format: .rgb24, padding: 0, placement: .flushEnd)
+        for pixel in 0..<(99 * 7) {
+            let p = rgba[(4 * pixel)..<(4 * pixel + 4)]
+            #expect(Array(p) == [rgb[3 * pixel], rgb[3 * pixel + 1], rgb[3 * pixel + 2], 255])
+            #expect(Array(bgra[(4 * pixel)..<(4 * pixel + 4)]) == [p[p.startIndex + 2], p[p.startIndex + 1], p[p.startIndex], 255])
+        }
+    }
+}
