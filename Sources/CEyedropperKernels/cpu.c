@@ -31,7 +31,15 @@ int ed_cpu_has_avx512bw(void) {
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
     return (b & bit_AVX512F) && (b & bit_AVX512BW);
 }
+
+int ed_cpu_has_avx512vbmi(void) {
+    unsigned a, b, c, d;
+    if (!ed_os_saves(0xE6)) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (c & (1u << 1)) != 0; // leaf 7 ecx bit 1: VBMI
+}
 #else
 int ed_cpu_has_avx2(void) { return 0; }
 int ed_cpu_has_avx512bw(void) { return 0; }
+int ed_cpu_has_avx512vbmi(void) { return 0; }
 #endif

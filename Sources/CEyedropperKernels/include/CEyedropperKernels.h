@@ -57,6 +57,25 @@ void ed_rows_interleaved_avx2(const uint8_t *y0, const uint8_t *y1,
                               uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
                               const ed_coefficients *k, ed_output output);
 
+/// Pixels per step of the AVX-512 row kernels. `count` need only be a multiple of
+/// ED_AVX2_PIXELS: a final 32-pixel step is done by the AVX2 kernel.
+#define ED_AVX512_PIXELS 64
+
+/// AVX-512 VBMI (byte permutes), required with AVX-512BW by the AVX-512 row kernels.
+int ed_cpu_has_avx512vbmi(void);
+
+/// Same contract as the AVX2 kernels above. Requires AVX2, AVX-512BW and AVX-512 VBMI
+/// (check ed_cpu_has_avx512bw and ed_cpu_has_avx512vbmi first).
+void ed_rows_planar_avx512(const uint8_t *y0, const uint8_t *y1,
+                           const uint8_t *cb, const uint8_t *cr,
+                           uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
+                           const ed_coefficients *k, ed_output output);
+
+void ed_rows_interleaved_avx512(const uint8_t *y0, const uint8_t *y1,
+                                const uint8_t *cbcr, int crFirst,
+                                uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
+                                const ed_coefficients *k, ed_output output);
+
 #ifdef __cplusplus
 }
 #endif

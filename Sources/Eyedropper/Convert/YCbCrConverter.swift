@@ -45,22 +45,21 @@ public struct YCbCrConverter: Hashable, Sendable {
         let width = frame.width
         var row = rows.lowerBound
         while row < rows.upperBound {
-            // Two luma rows share one chroma row; the AVX2 kernel computes its terms once for both.
             let pairRows = min(2, rows.upperBound - row)
             let chromaOffset = (row / 2) * frame.chromaStride
             let cb = frame.cb + chromaOffset, cr = frame.cr + chromaOffset
-            let vectorWidth = vectorPixels(width: width)
+            let vectorWidth = kernel.vectorStep.map { width - width % $0 } ?? 0
             #if arch(x86_64)
-            if kernel == .avx2, vectorWidth > 0 {
+            if let rows = kernel.cRows, vectorWidth > 0 {
+                // Two luma rows share one chroma row; the C kernels compute its terms once for both.
                 let y0 = frame.luma + row * frame.lumaStride, dst0 = target.row(row)
                 let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
                 let dst1 = pairRows == 2 ? target.row(row + 1) : nil
                 withUnsafePointer(to: coefficients.c) { k in
                     if frame.chromaStep == 1 {
-                        ed_rows_planar_avx2(y0, y1, cb, cr, dst0, dst1, vectorWidth, k, Packer.format.c)
+                        rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, k, Packer.format.c)
                     } else {
-                        ed_rows_interleaved_avx2(
-                            y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, k, Packer.format.c)
+                        rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, k, Packer.format.c)
                     }
                 }
             }
@@ -79,15 +78,6 @@ public struct YCbCrConverter: Hashable, Sendable {
                     from: vectorWidth, to: width, coefficients)
             }
             row += pairRows
-        }
-    }
-
-    /// The pixels of a row the vector kernel converts: the largest multiple of its step.
-    private func vectorPixels(width: Int) -> Int {
-        switch kernel {
-        case .scalar: 0
-        case .simd: width - width % RowKernels.simdPixels
-        case .avx2: width - width % Int(ED_AVX2_PIXELS)
         }
     }
 }
