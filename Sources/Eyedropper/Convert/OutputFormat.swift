@@ -26,8 +26,8 @@ protocol PixelPacker {
     static var format: OutputFormat { get }
     /// Stores one pixel.
     static func store(r: UInt8, g: UInt8, b: UInt8, to pixel: UnsafeMutablePointer<UInt8>)
-    /// Stores 8 pixels whose channels are already saturated to 0...255.
-    static func store(r: SIMD8<Int16>, g: SIMD8<Int16>, b: SIMD8<Int16>, to pixels: UnsafeMutableRawPointer)
+    /// Stores 16 pixels.
+    static func store(r: SIMD16<UInt8>, g: SIMD16<UInt8>, b: SIMD16<UInt8>, to pixels: UnsafeMutableRawPointer)
 }
 
 enum RGB24Packer: PixelPacker {
@@ -41,18 +41,28 @@ enum RGB24Packer: PixelPacker {
     }
 
     @inline(__always)
-    static func store(r: SIMD8<Int16>, g: SIMD8<Int16>, b: SIMD8<Int16>, to pixels: UnsafeMutableRawPointer) {
-        // One 24-bit pixel per 32-bit lane, then two pixels (48 bits) per 64-bit lane.
-        let words = packedWords(r: r, g: g, b: b, alpha: 0)
-        let pairs = SIMD4<UInt64>(truncatingIfNeeded: words.evenHalf)
-            | SIMD4<UInt64>(truncatingIfNeeded: words.oddHalf) &<< 24
-        // Each 8-byte store writes 6 bytes of pixels and 2 that the next store overwrites; the last
-        // pair is stored as 4 + 2 bytes so nothing past the 24th byte is touched.
-        pixels.storeBytes(of: pairs[0], toByteOffset: 0, as: UInt64.self)
-        pixels.storeBytes(of: pairs[1], toByteOffset: 6, as: UInt64.self)
-        pixels.storeBytes(of: pairs[2], toByteOffset: 12, as: UInt64.self)
-        pixels.storeBytes(of: UInt32(truncatingIfNeeded: pairs[3]), toByteOffset: 18, as: UInt32.self)
-        pixels.storeBytes(of: UInt16(truncatingIfNeeded: pairs[3] &>> 32), toByteOffset: 22, as: UInt16.self)
+    static func store(r: SIMD16<UInt8>, g: SIMD16<UInt8>, b: SIMD16<UInt8>, to pixels: UnsafeMutableRawPointer) {
+        // Pixels as 32-bit words with a zero fourth byte; two per 64-bit lane, squeezed to 6 bytes.
+        let words = packedWords(r, g, b, SIMD16<UInt8>(repeating: 0))
+        let low24 = SIMD2<UInt64>(repeating: 0xFF_FFFF), next24 = SIMD2<UInt64>(repeating: 0xFFFF_FF00_0000)
+        @inline(__always) func store(_ quad: SIMD8<UInt16>, _ index: Int) {
+            let lanes: SIMD2<UInt64> = Vector.cast(quad)
+            let six = (lanes & low24) | ((lanes &>> 8) & next24)
+            let offset = 12 * index
+            // Each 8-byte store carries 6 bytes of pixels and 2 the next store overwrites; the
+            // very last is split so nothing past the 48th byte is written.
+            pixels.storeBytes(of: six[0], toByteOffset: offset, as: UInt64.self)
+            if index < 3 {
+                pixels.storeBytes(of: six[1], toByteOffset: offset + 6, as: UInt64.self)
+            } else {
+                pixels.storeBytes(of: UInt32(truncatingIfNeeded: six[1]), toByteOffset: offset + 6, as: UInt32.self)
+                pixels.storeBytes(of: UInt16(truncatingIfNeeded: six[1] &>> 32), toByteOffset: offset + 10, as: UInt16.self)
+            }
+        }
+        store(words.0, 0)
+        store(words.1, 1)
+        store(words.2, 2)
+        store(words.3, 3)
     }
 }
 
@@ -68,8 +78,12 @@ enum RGBAPacker: PixelPacker {
     }
 
     @inline(__always)
-    static func store(r: SIMD8<Int16>, g: SIMD8<Int16>, b: SIMD8<Int16>, to pixels: UnsafeMutableRawPointer) {
-        pixels.storeBytes(of: packedWords(r: r, g: g, b: b, alpha: 255), as: SIMD8<UInt32>.self)
+    static func store(r: SIMD16<UInt8>, g: SIMD16<UInt8>, b: SIMD16<UInt8>, to pixels: UnsafeMutableRawPointer) {
+        let words = packedWords(r, g, b, SIMD16<UInt8>(repeating: 255))
+        pixels.storeBytes(of: words.0, toByteOffset: 0, as: SIMD8<UInt16>.self)
+        pixels.storeBytes(of: words.1, toByteOffset: 16, as: SIMD8<UInt16>.self)
+        pixels.storeBytes(of: words.2, toByteOffset: 32, as: SIMD8<UInt16>.self)
+        pixels.storeBytes(of: words.3, toByteOffset: 48, as: SIMD8<UInt16>.self)
     }
 }
 
@@ -82,16 +96,20 @@ enum BGRAPacker: PixelPacker {
     }
 
     @inline(__always)
-    static func store(r: SIMD8<Int16>, g: SIMD8<Int16>, b: SIMD8<Int16>, to pixels: UnsafeMutableRawPointer) {
+    static func store(r: SIMD16<UInt8>, g: SIMD16<UInt8>, b: SIMD16<UInt8>, to pixels: UnsafeMutableRawPointer) {
         RGBAPacker.store(r: b, g: g, b: r, to: pixels)
     }
 }
 
-/// Little-endian 32-bit words `first | second << 8 | third << 16 | alpha << 24`, one per pixel.
-/// Built from 16-bit halves: at 8 lanes, widening 16 -> 32 bits is an unpack, not a library call.
+/// 16 pixels as little-endian 32-bit words `first | second << 8 | third << 16 | fourth << 24`,
+/// four pixels per vector, in pixel order.
 @inline(__always)
-private func packedWords(r: SIMD8<Int16>, g: SIMD8<Int16>, b: SIMD8<Int16>, alpha: UInt16) -> SIMD8<UInt32> {
-    let low = SIMD8<UInt16>(truncatingIfNeeded: r) | SIMD8<UInt16>(truncatingIfNeeded: g) &<< 8
-    let high = SIMD8<UInt16>(truncatingIfNeeded: b) | SIMD8<UInt16>(repeating: alpha &<< 8)
-    return SIMD8<UInt32>(truncatingIfNeeded: low) | SIMD8<UInt32>(truncatingIfNeeded: high) &<< 16
+private func packedWords(
+    _ first: SIMD16<UInt8>, _ second: SIMD16<UInt8>, _ third: SIMD16<UInt8>, _ fourth: SIMD16<UInt8>
+) -> (SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>) {
+    let (lowPairs, highPairs) = Vector.zip(first, second)
+    let (lowRest, highRest) = Vector.zip(third, fourth)
+    let (w0, w1) = Vector.zip(Vector.cast(lowPairs) as SIMD8<UInt16>, Vector.cast(lowRest))
+    let (w2, w3) = Vector.zip(Vector.cast(highPairs) as SIMD8<UInt16>, Vector.cast(highRest))
+    return (w0, w1, w2, w3)
 }
