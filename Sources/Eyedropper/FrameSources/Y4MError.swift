@@ -1,0 +1,45 @@
+/// Why a YUV4MPEG2 file could not be read or written: which file, which frame, what to do.
+public struct Y4MError: Error, CustomStringConvertible, Hashable, Sendable {
+    public let path: String
+    /// The frame (counting from 0) the problem is in; nil for the header or the file as a whole.
+    public let frame: Int?
+    /// What went wrong and what to do about it.
+    public let reason: String
+
+    public init(path: String, frame: Int?, reason: String) {
+        self.path = path
+        self.frame = frame
+        self.reason = reason
+    }
+
+    /// `<path>: frame 3: <reason>` or `<path>: <reason>`.
+    public var description: String {
+        if let frame { "\(path): frame \(frame): \(reason)" } else { "\(path): \(reason)" }
+    }
+
+    static func header(_ path: String, _ reason: String) -> Y4MError {
+        Y4MError(path: path, frame: nil, reason: "header: \(reason)")
+    }
+
+    /// The error for a failed open, read or write.
+    static func system(_ path: String, frame: Int?, _ error: SystemError, writing: Bool = false) -> Y4MError {
+        Y4MError(path: path, frame: frame, reason: error.explained(writing: writing))
+    }
+}
+
+/// Shows `bytes` as text a person can read in an error message: printable ASCII as is,
+/// anything else escaped, and at most `limit` bytes.
+func printableExcerpt(_ bytes: some Collection<UInt8>, limit: Int = 32) -> String {
+    var text = "'"
+    for byte in bytes.prefix(limit) {
+        switch byte {
+        case 0x20..<0x7F where byte != UInt8(ascii: "'") && byte != UInt8(ascii: "\\"):
+            text.unicodeScalars.append(Unicode.Scalar(byte))
+        case UInt8(ascii: "\n"): text += "\\n"
+        default:
+            let hex = String(byte, radix: 16)
+            text += "\\x" + (hex.count == 1 ? "0" : "") + hex
+        }
+    }
+    return text + (bytes.count > limit ? "...'" : "'")
+}
