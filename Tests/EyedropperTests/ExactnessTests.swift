@@ -6,16 +6,18 @@ import Testing
 private func makeAllTriples() -> FrameBuffer {
     let side = 4096, chromaSide = side / 2
     let buffer = try! FrameBuffer(layout: .i420, width: side, height: side, colorimetry: .bt601Limited)
-    let y = buffer.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-    let cb = y + side * side, cr = cb + chromaSide * chromaSide
-    for cy in 0..<chromaSide {
-        for cx in 0..<chromaSide {
-            cb[cy * chromaSide + cx] = UInt8(cy / 8)
-            cr[cy * chromaSide + cx] = UInt8(cx / 8)
-            let block = (cy % 8) * 8 + cx % 8
-            for dy in 0..<2 {
-                for dx in 0..<2 {
-                    y[(2 * cy + dy) * side + 2 * cx + dx] = UInt8(block * 4 + dy * 2 + dx)
+    buffer.withUnsafeMutableBytes { bytes in
+        let y = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let cb = y + side * side, cr = cb + chromaSide * chromaSide
+        for cy in 0..<chromaSide {
+            for cx in 0..<chromaSide {
+                cb[cy * chromaSide + cx] = UInt8(cy / 8)
+                cr[cy * chromaSide + cx] = UInt8(cx / 8)
+                let block = (cy % 8) * 8 + cx % 8
+                for dy in 0..<2 {
+                    for dx in 0..<2 {
+                        y[(2 * cy + dy) * side + 2 * cx + dx] = UInt8(block * 4 + dy * 2 + dx)
+                    }
                 }
             }
         }

@@ -38,7 +38,7 @@ import Testing
     @Test func anySizeIsAccepted() throws {
         for (width, height) in [(1, 1), (3, 5), (17, 2)] {
             let buffer = try TestPattern(width: width, height: height).makeFrameBuffer()
-            #expect(buffer.bytes.count == PlanarFrame.packedByteCount(layout: .i420, width: width, height: height))
+            #expect(buffer.withUnsafeMutableBytes(\.count) == PlanarFrame.packedByteCount(layout: .i420, width: width, height: height))
         }
         #expect(throws: FrameGeometryError.nonPositiveSize(width: 0, height: 5)) { try TestPattern(width: 0, height: 5) }
     }

@@ -54,7 +54,7 @@ private func readAllFrames(_ reader: Y4MReader) throws -> [[UInt8]] {
 
 /// A copy of the buffer's bytes, made while the buffer is certainly alive.
 private func contents(of buffer: FrameBuffer) -> [UInt8] {
-    withExtendedLifetime(buffer) { Array($0.bytes) }
+    buffer.withUnsafeMutableBytes { Array($0) }
 }
 
 /// A header, then one `FRAME` line and I420 bytes per frame: what a hand-made test file holds.
@@ -76,8 +76,9 @@ private func tinyFrame(_ seed: UInt8) -> [UInt8] { (0..<12).map { seed &+ UInt8(
         var written: [[UInt8]] = []
         for index in 0..<3 {
             // Each frame differs: its first, middle and last bytes carry the frame number.
-            let count = buffer.bytes.count
-            for offset in [0, count / 2, count - 1] { buffer.bytes[offset] = UInt8(17 * index + offset % 7) }
+            buffer.withUnsafeMutableBytes { bytes in
+                for offset in [0, bytes.count / 2, bytes.count - 1] { bytes[offset] = UInt8(17 * index + offset % 7) }
+            }
             try writer.write(buffer)
             written.append(contents(of: buffer))
         }

@@ -7,8 +7,9 @@ public final class FrameBuffer {
     public let height: Int
     /// What the frame's source reports; sources update it when a stream says otherwise.
     public var colorimetry: Colorimetry
-    /// The packed planes: Y, then chroma, in the layout's order.
-    public let bytes: UnsafeMutableRawBufferPointer
+    /// The packed planes: Y, then chroma, in the layout's order. Internal: a pointer that outlives
+    /// its buffer is the bug this type exists to prevent; callers use `withUnsafeMutableBytes`.
+    let bytes: UnsafeMutableRawBufferPointer
 
     public init(layout: PixelLayout, width: Int, height: Int, colorimetry: Colorimetry) throws(FrameGeometryError) {
         guard width > 0, height > 0 else { throw .nonPositiveSize(width: width, height: height) }
@@ -34,6 +35,11 @@ public final class FrameBuffer {
             preconditionFailure("a FrameBuffer always holds a whole frame: \(error)")
         }
         return try body(frame)
+    }
+
+    /// The bytes of the packed planes, in `PlanarFrame.packedIn` order, lent to `body`.
+    public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(bytes) }
     }
 
     /// Writes one pixel's Y and its chroma sample (shared with the other pixels of its 2x2 block).
