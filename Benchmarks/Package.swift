@@ -1,0 +1,34 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// A package of its own so that Eyedropper's users never resolve package-benchmark or link libyuv.
+let package = Package(
+    name: "EyedropperBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Eyedropper", path: ".."),
+        // The trait list replaces package-benchmark's defaults: keep only the malloc interposer
+        // (needed for the mallocCount metrics the thresholds check).
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // Debian's libyuv-dev ships no pkg-config file, so the module map names the library itself.
+        .systemLibrary(
+            name: "CLibYUV",
+            path: "Sources/CLibYUV",
+            providers: [.apt(["libyuv-dev"]), .brew(["libyuv"])]
+        ),
+        .executableTarget(
+            name: "Convert",
+            dependencies: [
+                .product(name: "Eyedropper", package: "Eyedropper"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+                "CLibYUV",
+            ],
+            path: "Benchmarks/Convert",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "package-benchmark"),
+            ]
+        ),
+    ]
+)
