@@ -9,7 +9,7 @@ let package = Package(
         .package(name: "Eyedropper", path: ".."),
         // The trait list replaces package-benchmark's defaults: keep only the malloc interposer
         // (needed for the mallocCount metrics the thresholds check).
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // Debian's libyuv-dev ships no pkg-config file, so the module map names the library itself.
@@ -22,12 +22,12 @@ let package = Package(
             name: "Convert",
             dependencies: [
                 .product(name: "Eyedropper", package: "Eyedropper"),
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 "CLibYUV",
             ],
             path: "Benchmarks/Convert",
             plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "package-benchmark"),
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
     ]
