@@ -44,6 +44,9 @@ public struct YCbCrConverter: Hashable, Sendable {
     ) {
         let width = frame.width
         let pairs = Self.pairsRows(frame, target)
+        #if arch(x86_64)
+        var table = coefficients.c
+        #endif
         var row = rows.lowerBound
         while row < rows.upperBound {
             let pairRows = pairs ? min(2, rows.upperBound - row) : 1
@@ -55,12 +58,10 @@ public struct YCbCrConverter: Hashable, Sendable {
                 let y0 = frame.luma + row * frame.lumaStride, dst0 = target.row(row)
                 let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
                 let dst1 = pairRows == 2 ? target.row(row + 1) : nil
-                withUnsafePointer(to: coefficients.c) { k in
-                    if frame.chromaStep == 1 {
-                        rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, k, Packer.format.c)
-                    } else {
-                        rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, k, Packer.format.c)
-                    }
+                if frame.chromaStep == 1 {
+                    rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.format.c)
+                } else {
+                    rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.format.c)
                 }
             }
             #endif
