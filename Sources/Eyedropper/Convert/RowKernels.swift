@@ -7,32 +7,17 @@ enum RowKernels {
     /// Pixels per step of the SIMD kernel.
     static let simdPixels = 16
 
-    /// The reference: one pixel at a time, in 32-bit integers (no sum overflows Int16 either, so
-    /// the vector kernels' 16-bit wrapping arithmetic gives the same results).
+    /// The reference: one pixel at a time, `FixedPointCoefficients.convert`.
     @inline(__always)
     static func scalar<Packer: PixelPacker>(
         _: Packer.Type, y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>,
         chromaStep: Int, dst: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int,
         _ k: FixedPointCoefficients
     ) {
-        let ky = UInt32(k.y), crToR = Int32(k.crToR), cbToB = Int32(k.cbToB)
-        let cbToG = Int32(k.cbToG), crToG = Int32(k.crToG), bias = Int32(k.bias)
-        // Clamped with sign masks: UInt8(clamping:) and min/max both compiled to branches, which
-        // random content mispredicts (11-13 ns a pixel).
-        @inline(__always) func channel(_ value: Int32) -> UInt8 {
-            let level = value &>> 5
-            let nonNegative = level & ~(level &>> 31)            // 0 below 0
-            return UInt8(truncatingIfNeeded: nonNegative | ((255 &- nonNegative) &>> 31)) // all ones above 255
-        }
         for x in start..<end {
             let c = (x / 2) * chromaStep
-            let luma = Int32((UInt32(y[x]) &* 257 &* ky) &>> 16)
-            let u = (Int32(cb[c]) - 128) &<< 8
-            let v = (Int32(cr[c]) - 128) &<< 8
-            let r = luma + ((v &* crToR) &>> 16) + bias
-            let g = luma + ((u &* cbToG) &>> 16) + ((v &* crToG) &>> 16) + bias
-            let b = luma + ((u &* cbToB) &>> 16) + bias
-            Packer.store(r: channel(r), g: channel(g), b: channel(b), to: dst + x * Packer.format.bytesPerPixel)
+            let color = k.convert(YCbCr8(y: y[x], cb: cb[c], cr: cr[c]))
+            Packer.store(r: color.r, g: color.g, b: color.b, to: dst + x * Packer.format.bytesPerPixel)
         }
     }
 
