@@ -1,0 +1,138 @@
+/// Samples the colour at points of frames, reusing one RGB buffer.
+///
+/// One sampler per worker: it owns its buffer, allocated for the largest frame it has seen and
+/// reused after, so the steady state allocates nothing. It is deliberately not `Sendable`: Swift 6
+/// refuses to share one between tasks or threads, which is the bug of the shared static buffer
+/// this design replaces.
+public final class ColorSampler {
+    /// How a sample's pixels are converted.
+    public enum Path: String, CaseIterable, Hashable, Sendable {
+        /// The cheaper of the two for the points and radius asked.
+        case automatic
+        /// Convert the whole frame into the sampler's buffer, then read it.
+        case fullFrame
+        /// Convert only the pixels the points need, straight from the YCbCr planes.
+        case direct
+    }
+
+    /// The colorimetry to convert with; nil: what each frame reports.
+    public let colorimetry: Colorimetry?
+    public let kernel: ConversionKernel
+    /// The path the last `sample` call took.
+    public private(set) var lastPath: Path = .automatic
+    private var converter: YCbCrConverter?
+    private var rgb = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+    public init(colorimetry: Colorimetry? = nil, kernel: ConversionKernel = .best) {
+        self.colorimetry = colorimetry
+        self.kernel = kernel
+    }
+
+    deinit { rgb.deallocate() }
+
+    /// The colours at `points` of `frame`, each the pixel the point selects or, with `radius` r,
+    /// the mean of the (2r + 1)^2 pixels around it clipped to the frame, rounded to nearest.
+    /// Replaces the contents of `samples`, keeping its capacity: reuse one array to allocate nothing.
+    public func sample(
+        _ frame: borrowing PlanarFrame, at points: [SamplePoint], radius: Int = 0, path: Path = .automatic,
+        into samples: inout [ColorSample]
+    ) throws(SamplingError) {
+        guard (0...SamplingError.maximumRadius).contains(radius) else { throw .radiusOutOfRange(radius) }
+        let converter = converter(for: frame)
+        let chosen = path == .automatic ? Self.cheaperPath(frame, points: points.count, radius: radius) : path
+        lastPath = chosen
+        samples.removeAll(keepingCapacity: true)
+        switch chosen {
+        case .direct, .automatic:
+            let geometry = frame.geometry, coefficients = converter.coefficients
+            for point in points {
+                samples.append(ColorSample(point: point, color: Self.patchMean(
+                    around: point, radius: radius, width: frame.width, height: frame.height
+                ) { x, y in coefficients.convert(geometry.sample(x: x, y: y)) }))
+            }
+        case .fullFrame:
+            let image = try convertFrame(frame)
+            for point in points {
+                samples.append(ColorSample(point: point, color: Self.patchMean(
+                    around: point, radius: radius, width: image.width, height: image.height) { image.pixel($0, $1) }))
+            }
+        }
+    }
+
+    /// Converts the whole frame into the sampler's buffer and lends it to `body`, e.g. to write it
+    /// out; the buffer is reused by the next call. Throws a `SamplingError` or what `body` throws.
+    public func withRGB24<R>(_ frame: borrowing PlanarFrame, _ body: (borrowing RGBImage) throws -> R) throws -> R {
+        try body(convertFrame(frame))
+    }
+
+    /// Converts `frame` into the buffer, growing it (only) when the frame is the largest yet.
+    private func convertFrame(_ frame: borrowing PlanarFrame) throws(SamplingError) -> RGBImage {
+        let converter = converter(for: frame)
+        let byteCount = frame.width * frame.height * 3
+        if rgb.count < byteCount {
+            rgb.deallocate()
+            rgb = .allocate(byteCount: byteCount, alignment: 64)
+        }
+        let image = UnsafeMutableRawBufferPointer(rebasing: rgb[..<byteCount])
+        do {
+            try converter.convert(frame, to: .rgb24, into: image)
+        } catch {
+            throw .geometry(error)
+        }
+        return RGBImage(bytes: UnsafeRawBufferPointer(image), width: frame.width, height: frame.height)
+    }
+
+    private func converter(for frame: borrowing PlanarFrame) -> YCbCrConverter {
+        let wanted = colorimetry ?? frame.colorimetry
+        if let converter, converter.colorimetry == wanted { return converter }
+        let made = YCbCrConverter(colorimetry: wanted, kernel: kernel)
+        converter = made
+        return made
+    }
+
+    /// Converting one pixel on its own (scalar) costs about as much as converting this many in a
+    /// whole frame with the vector kernels, so the direct path wins while it converts fewer than
+    /// 1/`directCostRatio` of the frame's pixels.
+    static let directCostRatio = 64
+
+    static func cheaperPath(_ frame: borrowing PlanarFrame, points: Int, radius: Int) -> Path {
+        let side = 2 * radius + 1
+        return points * side * side * directCostRatio <= frame.width * frame.height ? .direct : .fullFrame
+    }
+
+    /// The rounded mean of the pixels within `radius` of the point's pixel, clipped to the frame.
+    @inline(__always)
+    static func patchMean(
+        around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
+    ) -> RGB8 {
+        let (cx, cy) = point.pixel(width: width, height: height)
+        if radius == 0 { return pixel(cx, cy) }
+        var r = 0, g = 0, b = 0
+        let columns = max(0, cx - radius)...min(width - 1, cx + radius)
+        let rows = max(0, cy - radius)...min(height - 1, cy + radius)
+        for y in rows {
+            for x in columns {
+                let color = pixel(x, y)
+                r += Int(color.r)
+                g += Int(color.g)
+                b += Int(color.b)
+            }
+        }
+        let count = columns.count * rows.count
+        return RGB8(r: UInt8((r + count / 2) / count), g: UInt8((g + count / 2) / count), b: UInt8((b + count / 2) / count))
+    }
+}
+
+/// A converted RGB24 frame in a sampler's buffer, lent by `ColorSampler.withRGB24`: non-copyable,
+/// so it cannot outlive the call that lends it.
+public struct RGBImage: ~Copyable {
+    /// Rows of R, G, B bytes, tightly packed.
+    public let bytes: UnsafeRawBufferPointer
+    public let width: Int
+    public let height: Int
+
+    public func pixel(_ x: Int, _ y: Int) -> RGB8 {
+        let offset = (y * width + x) * 3
+        return RGB8(r: bytes[offset], g: bytes[offset + 1], b: bytes[offset + 2])
+    }
+}

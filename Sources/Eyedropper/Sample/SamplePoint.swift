@@ -1,0 +1,65 @@
+/// A spot in a frame in scalar coordinates: (0, 0) is the top-left corner, (1, 1) the bottom-right.
+///
+/// Only points inside 0...1 exist: anything else (outside, NaN, infinite) is refused when the
+/// point is made, never clamped, so a typo cannot silently sample the frame's edge.
+public struct SamplePoint: Hashable, Sendable, Codable, CustomStringConvertible {
+    public let x: Double
+    public let y: Double
+
+    public init(x: Double, y: Double) throws(SamplingError) {
+        guard (0...1).contains(x), (0...1).contains(y) else { throw .pointOutside(x: x, y: y) }
+        self.x = x
+        self.y = y
+    }
+
+    /// The centre of the frame.
+    public static let center = try! SamplePoint(x: 0.5, y: 0.5)
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(x: container.decode(Double.self, forKey: .x), y: container.decode(Double.self, forKey: .y))
+    }
+
+    /// The pixel the point selects: column min(floor(x * width), width - 1), row likewise.
+    public func pixel(width: Int, height: Int) -> (x: Int, y: Int) {
+        (min(Int(x * Double(width)), width - 1), min(Int(y * Double(height)), height - 1))
+    }
+
+    public var description: String { "\(x),\(y)" }
+}
+
+/// A sampling request that cannot be carried out.
+public enum SamplingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A coordinate outside 0...1, NaN or infinite.
+    case pointOutside(x: Double, y: Double)
+    /// A negative patch radius, or one larger than any frame.
+    case radiusOutOfRange(Int)
+    /// The frame or the output does not fit the sampler's buffer.
+    case geometry(FrameGeometryError)
+
+    /// The largest patch radius accepted: a 1025 x 1025 patch.
+    public static let maximumRadius = 512
+
+    public var description: String {
+        switch self {
+        case let .pointOutside(x, y):
+            "point \(x),\(y) is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner"
+        case let .radiusOutOfRange(radius):
+            "radius \(radius) is out of range: give 0 (one pixel) to \(Self.maximumRadius)"
+        case let .geometry(error):
+            error.description
+        }
+    }
+}
+
+/// The colour at one point of one frame.
+public struct ColorSample: Hashable, Sendable, Codable {
+    public let point: SamplePoint
+    /// The pixel's colour, or the rounded mean of the patch around it.
+    public let color: RGB8
+
+    public init(point: SamplePoint, color: RGB8) {
+        self.point = point
+        self.color = color
+    }
+}
