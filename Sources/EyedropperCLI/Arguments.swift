@@ -31,21 +31,13 @@ struct FrameSize: ExpressibleByArgument, Hashable {
 }
 
 /// `X,Y` with both in 0...1; anything else (outside, NaN, infinite) is refused, never clamped.
-struct SamplePoint: ExpressibleByArgument, Hashable {
-    var x: Double
-    var y: Double
-
-    init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
-
-    init?(argument: String) {
+extension SamplePoint: ExpressibleByArgument {
+    public init?(argument: String) {
         let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]),
-              (0...1).contains(x), (0...1).contains(y)
+              let point = try? SamplePoint(x: x, y: y)
         else { return nil }
-        self.init(x: x, y: y)
+        self = point
     }
 }
 

@@ -25,6 +25,9 @@ struct Sample: ParsableCommand {
         valueName: "X,Y"))
     var points: [SamplePoint] = []
 
+    @Option(help: "Average the (2R+1)x(2R+1) pixels around each point (0: the single pixel).")
+    var radius: Int = 0
+
     @Option(help: "Stop after this many frames (default: all frames of a file, 1 of the test pattern).")
     var frames: Int?
 
@@ -36,14 +39,17 @@ struct Sample: ParsableCommand {
 
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
+        guard (0...SamplingError.maximumRadius).contains(radius) else {
+            throw ValidationError(SamplingError.radiusOutOfRange(radius).description)
+        }
         if let source, source != "testpattern", !source.hasSuffix(".y4m") {
             throw ValidationError("--source \(source): give a .y4m file or 'testpattern' (cameras are not supported yet)")
         }
     }
 
     func run() throws {
-        let points = points.isEmpty ? [SamplePoint(x: 0.5, y: 0.5)] : points
-        var output = SampleOutput(points: points, matrix: matrix.matrix, range: range.range)
+        let points = points.isEmpty ? [SamplePoint.center] : points
+        var output = SampleOutput(points: points, radius: radius, matrix: matrix.matrix, range: range.range)
         guard let source, source != "testpattern" else {
             if self.source == nil { printError("eyedropper: no --source given: sampling the built-in test pattern") }
             let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer()
@@ -57,18 +63,19 @@ struct Sample: ParsableCommand {
     }
 }
 
-/// Converts each frame into one reused RGB buffer and prints the colours at the points as a line
-/// of JSON.
+/// Samples each frame with one reused sampler and prints the colours as a line of JSON.
 private struct SampleOutput {
     let points: [SamplePoint]
+    let radius: Int
     let matrix: YCbCrMatrix?
     let range: ColorRange?
     private(set) var frameIndex = 0
-    private var rgb: [UInt8] = []
-    private var converter: YCbCrConverter?
+    private var sampler: ColorSampler?
+    private var samples: [ColorSample] = []
 
-    init(points: [SamplePoint], matrix: YCbCrMatrix?, range: ColorRange?) {
+    init(points: [SamplePoint], radius: Int, matrix: YCbCrMatrix?, range: ColorRange?) {
         self.points = points
+        self.radius = radius
         self.matrix = matrix
         self.range = range
     }
@@ -76,19 +83,13 @@ private struct SampleOutput {
     mutating func sample(_ frame: borrowing PlanarFrame) throws {
         let colorimetry = Colorimetry(
             matrix: matrix ?? frame.colorimetry.matrix, range: range ?? frame.colorimetry.range)
-        if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }
-        let (width, height) = (frame.width, frame.height)
-        if rgb.count != width * height * 3 { rgb = [UInt8](repeating: 0, count: width * height * 3) }
-        let converter = converter!
-        try rgb.withUnsafeMutableBytes { try converter.convert(frame, to: .rgb24, into: $0) }
-        let samples = points.map { point in
-            let x = min(Int(point.x * Double(width)), width - 1)
-            let y = min(Int(point.y * Double(height)), height - 1)
-            let offset = (y * width + x) * 3
-            let color = RGB8(r: rgb[offset], g: rgb[offset + 1], b: rgb[offset + 2])
+        if sampler?.colorimetry != colorimetry { sampler = ColorSampler(colorimetry: colorimetry) }
+        try sampler!.sample(frame, at: points, radius: radius, into: &samples)
+        let fields = samples.map { sample in
+            let (point, color) = (sample.point, sample.color)
             return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)"}"#
         }
-        print(#"{"frame":\#(frameIndex),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(samples.joined(separator: ","))]}"#)
+        print(#"{"frame":\#(frameIndex),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#)
         frameIndex += 1
     }
 }
