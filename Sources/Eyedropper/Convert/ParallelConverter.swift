@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Converts one frame on several threads, each taking a band of rows (of at least half a megapixel).
 ///
 /// The threads start once, in `init`, and wait between frames; a conversion hands them its rows
@@ -64,95 +58,61 @@ struct BandJob: Sendable {
 
 /// Helper threads that each convert one band of every job; the caller converts band 0.
 ///
-/// All mutable state is guarded by `mutex` (hence `@unchecked Sendable`).
+/// All mutable state is guarded by `monitor` (hence `@unchecked Sendable`).
 private final class BandCrew: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let workDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let monitor = Monitor()
     private var job: BandJob?
     private var generation: UInt64 = 0
     private var pending = 0
     private var stopping = false
-    private var threads: [pthread_t] = []
+    private var threads: [Thread] = []
 
     init(helpers: Int) {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(workReady, nil)
-        pthread_cond_init(workDone, nil)
-        for band in 1...helpers {
-            let context = Unmanaged.passRetained(HelperContext(crew: self, band: band)).toOpaque()
-            var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { context in
-                let helper = Unmanaged<HelperContext>.fromOpaque(context!).takeRetainedValue()
-                helper.crew.serve(band: helper.band)
-                return nil
-            }, context)
-            precondition(status == 0, "cannot start a conversion thread: \(String(cString: strerror(status)))")
-            threads.append(thread)
-        }
+        threads = (1...helpers).map { band in Thread { [self] in serve(band: band) } }
     }
 
     /// Runs `job` on every band and returns when all are done.
     func run(_ job: BandJob) {
-        pthread_mutex_lock(mutex)
-        self.job = job
-        generation &+= 1
-        pending = threads.count
-        pthread_cond_broadcast(workReady)
-        pthread_mutex_unlock(mutex)
-
+        monitor.locked {
+            self.job = job
+            generation &+= 1
+            pending = threads.count
+            monitor.broadcast()
+        }
         job.convert(band: 0)
-
-        pthread_mutex_lock(mutex)
-        while pending > 0 { pthread_cond_wait(workDone, mutex) }
-        self.job = nil
-        pthread_mutex_unlock(mutex)
+        monitor.locked {
+            while pending > 0 { monitor.wait() }
+            self.job = nil
+        }
     }
 
     private func serve(band: Int) {
         var seen: UInt64 = 0
-        while true {
-            pthread_mutex_lock(mutex)
-            while generation == seen && !stopping { pthread_cond_wait(workReady, mutex) }
-            if stopping {
-                pthread_mutex_unlock(mutex)
-                return
-            }
-            seen = generation
-            let job = self.job!
-            pthread_mutex_unlock(mutex)
-
+        while let job = nextJob(after: &seen) {
             job.convert(band: band)
+            monitor.locked {
+                pending -= 1
+                if pending == 0 { monitor.broadcast() }
+            }
+        }
+    }
 
-            pthread_mutex_lock(mutex)
-            pending -= 1
-            if pending == 0 { pthread_cond_signal(workDone) }
-            pthread_mutex_unlock(mutex)
+    /// The next job once the generation moves past `seen`; nil when stopping.
+    private func nextJob(after seen: inout UInt64) -> BandJob? {
+        monitor.locked {
+            while generation == seen && !stopping { monitor.wait() }
+            if stopping { return nil }
+            seen = generation
+            return job
         }
     }
 
     /// Ends the helper threads and waits for them.
     func stop() {
-        pthread_mutex_lock(mutex)
-        stopping = true
-        pthread_cond_broadcast(workReady)
-        pthread_mutex_unlock(mutex)
-        for thread in threads { pthread_join(thread, nil) }
-        pthread_cond_destroy(workDone)
-        pthread_cond_destroy(workReady)
-        pthread_mutex_destroy(mutex)
-        workDone.deallocate()
-        workReady.deallocate()
-        mutex.deallocate()
-    }
-
-    private final class HelperContext {
-        let crew: BandCrew
-        let band: Int
-
-        init(crew: BandCrew, band: Int) {
-            self.crew = crew
-            self.band = band
+        monitor.locked {
+            stopping = true
+            monitor.broadcast()
         }
+        for thread in threads { thread.join() }
     }
 }

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A mutex with one condition variable: the only synchronisation the worker threads use.
+///
+/// pthreads rather than Swift concurrency because conversion and sampling threads must hand work
+/// over without allocating per frame, and the thread sanitizer understands them.
+final class Monitor: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Runs `body` holding the mutex.
+    func locked<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits, inside `locked`, until another thread calls `broadcast`.
+    func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Wakes every waiting thread; call inside `locked`.
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// A started thread, joined once.
+struct Thread {
+    private let handle: pthread_t
+
+    /// Starts `body` on a new thread.
+    init(_ body: @escaping @Sendable () -> Void) {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, Unmanaged.passRetained(Box(body)).toOpaque())
+        precondition(status == 0, "cannot start a worker thread: \(String(cString: strerror(status)))")
+        self.handle = handle
+    }
+
+    /// Waits for the thread to end.
+    func join() { pthread_join(handle, nil) }
+}
