@@ -5,6 +5,7 @@ let package = Package(
     name: "Eyedropper",
     products: [
         .library(name: "Eyedropper", targets: ["Eyedropper"]),
+        .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
         .executable(name: "eyedropper", targets: ["EyedropperCLI"]),
     ],
     dependencies: [
@@ -20,10 +21,18 @@ let package = Package(
             name: "Eyedropper",
             dependencies: ["CEyedropperKernels"]
         ),
+        // V4L2 capture through libv4l2, in a target of its own so that conversion alone never
+        // links it.
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .target(
+            name: "EyedropperCapture",
+            dependencies: ["Eyedropper", "CV4L2"]
+        ),
         .executableTarget(
             name: "EyedropperCLI",
             dependencies: [
                 "Eyedropper",
+                "EyedropperCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

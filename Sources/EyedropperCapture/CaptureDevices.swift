@@ -1,0 +1,171 @@
+import CV4L2
+import Eyedropper
+
+/// A video capture device node.
+public struct CaptureDeviceInfo: Hashable, Codable, Sendable {
+    public let path: String
+    /// The product name the driver reports ("HD Pro Webcam C920", "vivid").
+    public let card: String
+    public let driver: String
+    /// Where it is attached ("usb-0000:00:14.0-1", "platform:vivid-000").
+    public let bus: String
+}
+
+/// One pixel format a device offers, with its frame sizes and rates.
+public struct CaptureFormat: Hashable, Codable, Sendable {
+    /// How Eyedropper reads frames of this format.
+    public enum Support: String, Hashable, Codable, Sendable {
+        /// A 4:2:0 layout the driver itself delivers: frames are read in place.
+        case native
+        /// Anything else, or a format libv4l2 emulates: libv4l2 converts it to YU12 first.
+        case converted
+    }
+
+    /// Frame sizes: a list, or a range with a step.
+    public enum Sizes: Hashable, Codable, Sendable {
+        /// One size and the frame rates offered at it (for a range of intervals, its two ends).
+        case discrete(width: Int, height: Int, fps: [Double])
+        case stepwise(minWidth: Int, maxWidth: Int, stepWidth: Int, minHeight: Int, maxHeight: Int, stepHeight: Int)
+    }
+
+    /// The V4L2 four-character code ("YU12", "MJPG").
+    public let fourCC: String
+    public let description: String
+    /// Whether libv4l2 synthesises the format by converting another.
+    public let emulated: Bool
+    public let sizes: [Sizes]
+
+    /// The layout Eyedropper reads in place, for the four native 4:2:0 codes.
+    public var layout: PixelLayout? { PixelLayout.allCases.first { $0.fourCC == fourCC } }
+
+    public var support: Support { layout != nil && !emulated ? .native : .converted }
+}
+
+/// Finding capture devices and what they offer.
+public enum CaptureDevices {
+    /// The video capture devices under `directory`, in node order. Nodes that cannot be opened or
+    /// that do not capture video (output, metadata, VBI, radio, touch) are left out.
+    public static func list(directory: String = "/dev") -> [CaptureDeviceInfo] {
+        let numbers = V4L2Calls.directoryEntries(directory).compactMap { name -> Int? in
+            name.hasPrefix("video") ? Int(name.dropFirst(5)) : nil
+        }
+        return numbers.sorted().compactMap { try? info(path: "\(directory)/video\($0)") }
+    }
+
+    /// The device at `path`, if it captures video. The corresponding ioctl is `VIDIOC_QUERYCAP`.
+    public static func info(path: String) throws(CaptureError) -> CaptureDeviceInfo {
+        try withDevice(path, converting: false) { fd throws(CaptureError) in try capability(fd, path: path) }
+    }
+
+    /// Every pixel format `path` offers through libv4l2, with sizes and frame rates. The
+    /// corresponding ioctls are `VIDIOC_ENUM_FMT`, `VIDIOC_ENUM_FRAMESIZES` and
+    /// `VIDIOC_ENUM_FRAMEINTERVALS`.
+    public static func formats(path: String) throws(CaptureError) -> [CaptureFormat] {
+        _ = try info(path: path)
+        return try withDevice(path, converting: true) { fd throws(CaptureError) in
+            var formats: [CaptureFormat] = []
+            var description = v4l2_fmtdesc()
+            description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            while try call(path, "VIDIOC_ENUM_FMT", { () throws(Errno) in
+                try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FMT, &description)
+            }) {
+                formats.append(CaptureFormat(
+                    fourCC: fourCC(description.pixelformat), description: cString(description.description),
+                    emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
+                    sizes: try sizes(fd, path: path, pixelFormat: description.pixelformat)))
+                description.index += 1
+            }
+            return formats
+        }
+    }
+
+    private static func sizes(_ fd: Int32, path: String, pixelFormat: UInt32) throws(CaptureError) -> [CaptureFormat.Sizes] {
+        var size = v4l2_frmsizeenum()
+        size.pixel_format = pixelFormat
+        var sizes: [CaptureFormat.Sizes] = []
+        while try call(path, "VIDIOC_ENUM_FRAMESIZES", { () throws(Errno) in
+            try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMESIZES, &size)
+        }) {
+            if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
+                let (width, height) = (size.discrete.width, size.discrete.height)
+                sizes.append(.discrete(
+                    width: Int(width), height: Int(height),
+                    fps: try rates(fd, path: path, pixelFormat: pixelFormat, width: width, height: height)))
+                size.index += 1
+            } else {
+                // Stepwise and continuous ranges come as the one and only entry.
+                let range = size.stepwise
+                sizes.append(.stepwise(
+                    minWidth: Int(range.min_width), maxWidth: Int(range.max_width), stepWidth: Int(range.step_width),
+                    minHeight: Int(range.min_height), maxHeight: Int(range.max_height), stepHeight: Int(range.step_height)))
+                break
+            }
+        }
+        return sizes
+    }
+
+    /// Frames per second at one size, fastest first; a range of intervals gives its two ends.
+    private static func rates(
+        _ fd: Int32, path: String, pixelFormat: UInt32, width: UInt32, height: UInt32
+    ) throws(CaptureError) -> [Double] {
+        var interval = v4l2_frmivalenum()
+        interval.pixel_format = pixelFormat
+        interval.width = width
+        interval.height = height
+        var rates: [Double] = []
+        func fps(_ fraction: v4l2_fract) -> Double? {
+            fraction.numerator == 0 ? nil : Double(fraction.denominator) / Double(fraction.numerator)
+        }
+        while try call(path, "VIDIOC_ENUM_FRAMEINTERVALS", { () throws(Errno) in
+            try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMEINTERVALS, &interval)
+        }) {
+            if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
+                if let rate = fps(interval.discrete) { rates.append(rate) }
+                interval.index += 1
+            } else {
+                rates += [fps(interval.stepwise.min), fps(interval.stepwise.max)].compactMap { $0 }
+                break
+            }
+        }
+        return rates.sorted(by: >)
+    }
+
+    /// Opens `path`, through libv4l2 when `converting`, for the length of `body`.
+    private static func withDevice<R>(
+        _ path: String, converting: Bool, _ body: (Int32) throws(CaptureError) -> R
+    ) throws(CaptureError) -> R {
+        let fd = try call(path, "open", { () throws(Errno) in try V4L2Calls.open(path, converting: converting) })
+        defer { V4L2Calls.close(fd) }
+        return try body(fd)
+    }
+
+    /// The device's capabilities; throws unless it captures video.
+    private static func capability(_ fd: Int32, path: String) throws(CaptureError) -> CaptureDeviceInfo {
+        var capability = v4l2_capability()
+        try call(path, "VIDIOC_QUERYCAP", { () throws(Errno) in try V4L2Calls.ioctl(fd, ED_VIDIOC_QUERYCAP, &capability) })
+        // device_caps describes this node; capabilities the whole device (all its nodes).
+        let nodeCaps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
+            ? capability.device_caps : capability.capabilities
+        guard nodeCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
+            throw CaptureError(device: path, kind: .notCaptureDevice)
+        }
+        return CaptureDeviceInfo(
+            path: path, card: cString(capability.card), driver: cString(capability.driver),
+            bus: cString(capability.bus_info))
+    }
+
+    /// Runs a system call, naming the device and the operation if it fails.
+    @discardableResult
+    private static func call<R>(_ path: String, _ operation: String, _ body: () throws(Errno) -> R) throws(CaptureError) -> R {
+        do {
+            return try body()
+        } catch {
+            throw CaptureError(device: path, operation: operation, error)
+        }
+    }
+
+    /// The four characters of a V4L2 pixel format code, first byte first.
+    static func fourCC(_ code: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> (8 * $0)) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,80 @@
+import CV4L2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An errno value from a failed call.
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    public let code: Int32
+
+    public var description: String { String(cString: strerror(code)) }
+
+    static let notFound = Errno(code: ENOENT)
+    static let permissionDenied = Errno(code: EACCES)
+    static let busy = Errno(code: EBUSY)
+    static let invalidArgument = Errno(code: EINVAL)
+    static let noDevice = Errno(code: ENODEV)
+    static let notATypewriter = Errno(code: ENOTTY)
+}
+
+/// Every direct V4L2 and libv4l2 call Eyedropper makes.
+enum V4L2Calls {
+    /// Runs `call` again while a signal interrupts it (EINTR): the one place that retries.
+    private static func retryingInterrupts(_ call: () -> Int32) -> Result<Int32, Errno> {
+        while true {
+            let result = call()
+            if result != -1 { return .success(result) }
+            if errno != EINTR { return .failure(Errno(code: errno)) }
+        }
+    }
+
+    /// Opens a device node, through libv4l2 (which adds its format conversions) when `converting`.
+    /// libv4l2 prints its own complaints about nodes that are not video devices, so nodes are
+    /// first checked opened plainly. The corresponding calls are `open` and `v4l2_open`.
+    static func open(_ path: String, converting: Bool) throws(Errno) -> Int32 {
+        let flags = O_RDWR | O_NONBLOCK | O_CLOEXEC
+        return try retryingInterrupts { converting ? ed_v4l2_open(path, flags) : Glibc.open(path, flags) }.get()
+    }
+
+    /// Closes a descriptor from `open`; never retried (the descriptor is gone either way). The
+    /// corresponding call is `v4l2_close` (which passes descriptors libv4l2 did not open to `close`).
+    static func close(_ fd: Int32) {
+        _ = ed_v4l2_close(fd)
+    }
+
+    /// The corresponding call is `v4l2_ioctl` (a plain `ioctl` for descriptors libv4l2 did not open).
+    static func ioctl<Argument>(_ fd: Int32, _ request: UInt, _ argument: inout Argument) throws(Errno) {
+        _ = try withUnsafeMutablePointer(to: &argument) { pointer in
+            retryingInterrupts { ed_v4l2_ioctl(fd, request, pointer) }
+        }.get()
+    }
+
+    /// An enumeration ioctl (`VIDIOC_ENUM_*`): false once the index passes the last entry (EINVAL).
+    static func enumerate<Argument>(_ fd: Int32, _ request: UInt, _ argument: inout Argument) throws(Errno) -> Bool {
+        do {
+            try ioctl(fd, request, &argument)
+            return true
+        } catch where error == .invalidArgument {
+            return false
+        }
+    }
+
+    /// The names in a directory (for finding /dev/video*). The corresponding calls are
+    /// `opendir`, `readdir` and `closedir`.
+    static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) })
+        }
+        return names
+    }
+}
+
+/// A C `char[N]` field (imported as a tuple) up to its first NUL, as text.
+func cString<Tuple>(_ field: Tuple) -> String {
+    withUnsafeBytes(of: field) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}
