@@ -1,0 +1,107 @@
+import ArgumentParser
+import EyedropperCapture
+
+/// `eyedropper devices`: the capture devices there are.
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List video capture devices (path, card, driver, bus).",
+        discussion: "Only nodes that capture video are listed: output, metadata and VBI nodes are left out."
+    )
+
+    @Option(help: "text (one line per device, tab-separated) or json (one array).")
+    var format: ListingFormat = .text
+
+    func run() throws {
+        let devices = CaptureDevices.list()
+        switch format {
+        case .text:
+            for device in devices { print([device.path, device.card, device.driver, device.bus].joined(separator: "\t")) }
+        case .json:
+            print("[" + devices.map { device in
+                JSON.object([("path", JSON.string(device.path)), ("card", JSON.string(device.card)),
+                             ("driver", JSON.string(device.driver)), ("bus", JSON.string(device.bus))])
+            }.joined(separator: ",") + "]")
+        }
+    }
+}
+
+/// `eyedropper formats`: what one device offers.
+struct Formats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List a device's pixel formats, frame sizes and frame rates.",
+        discussion: """
+            'native' formats are 4:2:0 layouts (YU12, YV12, NV12, NV21) the driver delivers itself: \
+            Eyedropper reads them in place. 'converted' ones reach Eyedropper through libv4l2's \
+            conversion to YU12, which costs a copy and, for MJPG, decoding.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The capture device (default: the first one).", valueName: "PATH"))
+    var device: String?
+
+    @Option(help: "text or json (one object).")
+    var format: ListingFormat = .text
+
+    func run() throws {
+        guard let path = device ?? CaptureDevices.list().first?.path else {
+            printError("eyedropper: no capture device found: plug a camera in, or give --device PATH")
+            throw ExitCode(66)
+        }
+        let formats = try exitingOnCaptureError { () throws(CaptureError) in try CaptureDevices.formats(path: path) }
+        switch format {
+        case .text:
+            for format in formats {
+                print("\(format.fourCC)  \(format.support.rawValue)  \(format.description)")
+                for size in format.sizes {
+                    switch size {
+                    case let .discrete(width, height, fps):
+                        print("    \(width)x\(height)  " + fps.map { "\(Self.rate($0)) fps" }.joined(separator: ", "))
+                    case let .stepwise(minWidth, maxWidth, stepWidth, minHeight, maxHeight, stepHeight):
+                        print("    \(minWidth)x\(minHeight) to \(maxWidth)x\(maxHeight) in steps of \(stepWidth)x\(stepHeight)")
+                    }
+                }
+            }
+        case .json:
+            let entries = formats.map { format in
+                JSON.object([
+                    ("fourcc", JSON.string(format.fourCC)), ("description", JSON.string(format.description)),
+                    ("support", JSON.string(format.support.rawValue)),
+                    ("sizes", "[" + format.sizes.map(Self.json).joined(separator: ",") + "]"),
+                ])
+            }
+            print(JSON.object([("device", JSON.string(path)), ("formats", "[" + entries.joined(separator: ",") + "]")]))
+        }
+    }
+
+    private static func json(_ size: CaptureFormat.Sizes) -> String {
+        switch size {
+        case let .discrete(width, height, fps):
+            JSON.object([("width", "\(width)"), ("height", "\(height)"), ("fps", "[" + fps.map { "\(rate($0))" }.joined(separator: ",") + "]")])
+        case let .stepwise(minWidth, maxWidth, stepWidth, minHeight, maxHeight, stepHeight):
+            JSON.object([("min_width", "\(minWidth)"), ("max_width", "\(maxWidth)"), ("step_width", "\(stepWidth)"),
+                         ("min_height", "\(minHeight)"), ("max_height", "\(maxHeight)"), ("step_height", "\(stepHeight)")])
+        }
+    }
+
+    /// Frames per second to 3 decimals (29.97, 25.0).
+    private static func rate(_ fps: Double) -> Double { (fps * 1000).rounded() / 1000 }
+}
+
+enum ListingFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// Prints a capture error as one line and exits with the sysexits code for its kind: 66 for a
+/// device that is missing or not a camera, 77 for permissions, 74 for busy or gone.
+func exitingOnCaptureError<R>(_ body: () throws(CaptureError) -> R) throws -> R {
+    do {
+        return try body()
+    } catch {
+        printError("eyedropper: \(error)")
+        switch error.kind {
+        case .notFound, .notCaptureDevice: throw ExitCode(66)
+        case .permissionDenied: throw ExitCode(77)
+        case .busy, .disconnected, .failed: throw ExitCode(74)
+        }
+    }
+}
