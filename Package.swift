@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EyedropperTests",
-            dependencies: ["Eyedropper"]
+            dependencies: ["Eyedropper", "EyedropperCapture"]
         ),
     ]
 )

@@ -92,16 +92,17 @@ enum ListingFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Prints a capture error as one line and exits with the sysexits code for its kind: 66 for a
-/// device that is missing or not a camera, 77 for permissions, 74 for busy or gone.
+/// device that is missing, not a camera or offering nothing usable, 77 for permissions, 74 for
+/// busy, gone, silent or failing.
 func exitingOnCaptureError<R>(_ body: () throws(CaptureError) -> R) throws -> R {
     do {
         return try body()
     } catch {
         printError("eyedropper: \(error)")
         switch error.kind {
-        case .notFound, .notCaptureDevice: throw ExitCode(66)
+        case .notFound, .notCaptureDevice, .noAcceptableFormat: throw ExitCode(66)
         case .permissionDenied: throw ExitCode(77)
-        case .busy, .disconnected, .failed: throw ExitCode(74)
+        case .busy, .disconnected, .timeout, .unusableFormat, .failed: throw ExitCode(74)
         }
     }
 }

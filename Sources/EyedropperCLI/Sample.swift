@@ -1,5 +1,6 @@
 import ArgumentParser
 import Eyedropper
+import EyedropperCapture
 
 /// `eyedropper sample`: the colours at a few points of each frame.
 struct Sample: ParsableCommand {
@@ -8,17 +9,28 @@ struct Sample: ParsableCommand {
         discussion: """
             Reads frames from SRC, converts each to RGB with the matrix and range the source \
             reports (or --matrix / --range) and prints one JSON object per frame with the colour at \
-            every --at point. SRC is a .y4m file (YUV4MPEG2, 8-bit 4:2:0) or 'testpattern', the \
-            built-in 75% colour bars, grey ramp and hue sweep, which is the default until camera \
-            capture lands.
+            every --at point. SRC is a capture device (/dev/videoN), a .y4m file (YUV4MPEG2, 8-bit \
+            4:2:0) or 'testpattern' (75% colour bars, a grey ramp and a hue sweep). Default: the \
+            first capture device, or the test pattern when there is none.
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Where frames come from: a .y4m file or 'testpattern'.", valueName: "SRC"))
+    @Option(name: .long, help: ArgumentHelp("/dev/videoN, a .y4m file or 'testpattern'.", valueName: "SRC"))
     var source: String?
 
-    @Option(help: ArgumentHelp("Frame size of the test pattern.", valueName: "WxH"))
-    var size: FrameSize = FrameSize(width: 1280, height: 720)
+    @Option(help: ArgumentHelp("Frame size to ask a camera for, or of the test pattern (default 1280x720).", valueName: "WxH"))
+    var size: FrameSize?
+
+    @Option(help: "Frame rate to ask a camera for.")
+    var fps: Double?
+
+    @Option(name: .customLong("pixel-format"), help: ArgumentHelp(
+        "Camera pixel format (YU12, YV12, NV12, NV21 are read in place; others, e.g. YUYV or MJPG, through libv4l2).",
+        valueName: "FOURCC"))
+    var pixelFormat: String?
+
+    @Option(help: "Frames to drop first (default: 5 for a camera, settling its exposure; 0 otherwise).")
+    var skip: Int?
 
     @Option(name: .customLong("at"), help: ArgumentHelp(
         "A point to sample, X,Y in 0...1 from the top-left corner (repeatable; default: the centre).",
@@ -28,7 +40,7 @@ struct Sample: ParsableCommand {
     @Option(help: "Average the (2R+1)x(2R+1) pixels around each point (0: the single pixel).")
     var radius: Int = 0
 
-    @Option(help: "Stop after this many frames (default: all frames of a file, 1 of the test pattern).")
+    @Option(help: "Stop after this many frames (default: all of a file, 1 of the test pattern, a camera until Ctrl-C).")
     var frames: Int?
 
     @Option(help: "YCbCr matrix: auto (what the source reports), bt601, bt709 or bt2020.")
@@ -39,27 +51,67 @@ struct Sample: ParsableCommand {
 
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
+        if let skip, skip < 0 { throw ValidationError("--skip must be 0 or more, got \(skip)") }
+        if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be a positive number, got \(fps)") }
         guard (0...SamplingError.maximumRadius).contains(radius) else {
             throw ValidationError(SamplingError.radiusOutOfRange(radius).description)
         }
-        if let source, source != "testpattern", !source.hasSuffix(".y4m") {
-            throw ValidationError("--source \(source): give a .y4m file or 'testpattern' (cameras are not supported yet)")
+        if let source, source != "testpattern", !source.hasSuffix(".y4m"), !source.hasPrefix("/dev/") {
+            throw ValidationError("--source \(source): give a capture device (/dev/videoN), a .y4m file or 'testpattern'")
         }
     }
 
     func run() throws {
         let points = points.isEmpty ? [SamplePoint.center] : points
         var output = SampleOutput(points: points, radius: radius, matrix: matrix.matrix, range: range.range)
-        guard let source, source != "testpattern" else {
-            if self.source == nil { printError("eyedropper: no --source given: sampling the built-in test pattern") }
+        var source = self.source
+        if source == nil {
+            source = CaptureDevices.list().first?.path
+            printError("eyedropper: no --source given: sampling \(source ?? "the built-in test pattern")")
+        }
+        switch source ?? "testpattern" {
+        case "testpattern":
+            let size = size ?? FrameSize(width: 1280, height: 720)
             let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer()
             for _ in 0..<(frames ?? 1) {
                 try buffer.withFrame { try output.sample($0) }
             }
-            return
+        case let path where path.hasPrefix("/dev/"):
+            let request = CaptureRequest(width: size?.width, height: size?.height, fps: fps, pixelFormat: pixelFormat, skip: skip ?? 5)
+            let session = try exitingOnCaptureError { () throws(CaptureError) in try CaptureSession(device: path, request: request) }
+            reportAgreement(session.agreed, asked: request, device: path)
+            while output.frameIndex < frames ?? Int.max {
+                try exitingOnCaptureError { () throws(CaptureError) in
+                    do {
+                        try session.withNextFrame { frame, _ in try output.sample(frame) }
+                    } catch let error as CaptureError {
+                        throw error
+                    } catch {
+                        preconditionFailure("sampling a validated frame failed: \(error)")
+                    }
+                }
+            }
+        case let path:
+            let reader = try Y4MReader(path: path)
+            while output.frameIndex < frames ?? Int.max, try reader.readFrame({ try output.sample($0) }) == .frame {}
         }
-        let reader = try Y4MReader(path: source)
-        while output.frameIndex < frames ?? Int.max, try reader.readFrame({ try output.sample($0) }) == .frame {}
+    }
+
+    /// One line on stderr when the camera agreed to something other than what was asked, and
+    /// how its frames reach Eyedropper.
+    private func reportAgreement(_ agreed: CaptureAgreement, asked: CaptureRequest, device: String) {
+        var differences: [String] = []
+        if let width = asked.width, let height = asked.height, (width, height) != (agreed.width, agreed.height) {
+            differences.append("size \(agreed.width)x\(agreed.height) (asked \(width)x\(height))")
+        }
+        if let fps = asked.fps, let agreedFPS = agreed.fps, abs(fps - agreedFPS) > 0.01 {
+            differences.append("\(agreedFPS) fps (asked \(fps))")
+        }
+        let route = agreed.isNative
+            ? "\(agreed.layout.fourCC) read in place"
+            : "\(agreed.sourceFourCC) converted to \(agreed.layout.fourCC) by libv4l2"
+        let note = differences.isEmpty ? "" : "; the device chose " + differences.joined(separator: ", ")
+        printError("eyedropper: \(device): \(agreed.width)x\(agreed.height) \(route), \(agreed.colorimetry) (\(agreed.driverColorimetry))\(note)")
     }
 }
 

@@ -1,4 +1,4 @@
-import CV4L2
+internal import CV4L2
 import Eyedropper
 
 /// A video capture device node.
@@ -66,7 +66,7 @@ public enum CaptureDevices {
             var formats: [CaptureFormat] = []
             var description = v4l2_fmtdesc()
             description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            while try call(path, "VIDIOC_ENUM_FMT", { () throws(Errno) in
+            while try onDevice(path, "VIDIOC_ENUM_FMT", { () throws(Errno) in
                 try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FMT, &description)
             }) {
                 formats.append(CaptureFormat(
@@ -83,7 +83,7 @@ public enum CaptureDevices {
         var size = v4l2_frmsizeenum()
         size.pixel_format = pixelFormat
         var sizes: [CaptureFormat.Sizes] = []
-        while try call(path, "VIDIOC_ENUM_FRAMESIZES", { () throws(Errno) in
+        while try onDevice(path, "VIDIOC_ENUM_FRAMESIZES", { () throws(Errno) in
             try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMESIZES, &size)
         }) {
             if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
@@ -116,7 +116,7 @@ public enum CaptureDevices {
         func fps(_ fraction: v4l2_fract) -> Double? {
             fraction.numerator == 0 ? nil : Double(fraction.denominator) / Double(fraction.numerator)
         }
-        while try call(path, "VIDIOC_ENUM_FRAMEINTERVALS", { () throws(Errno) in
+        while try onDevice(path, "VIDIOC_ENUM_FRAMEINTERVALS", { () throws(Errno) in
             try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMEINTERVALS, &interval)
         }) {
             if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
@@ -134,7 +134,7 @@ public enum CaptureDevices {
     private static func withDevice<R>(
         _ path: String, converting: Bool, _ body: (Int32) throws(CaptureError) -> R
     ) throws(CaptureError) -> R {
-        let fd = try call(path, "open", { () throws(Errno) in try V4L2Calls.open(path, converting: converting) })
+        let fd = try onDevice(path, "open", { () throws(Errno) in try V4L2Calls.open(path, converting: converting) })
         defer { V4L2Calls.close(fd) }
         return try body(fd)
     }
@@ -142,7 +142,7 @@ public enum CaptureDevices {
     /// The device's capabilities; throws unless it captures video.
     private static func capability(_ fd: Int32, path: String) throws(CaptureError) -> CaptureDeviceInfo {
         var capability = v4l2_capability()
-        try call(path, "VIDIOC_QUERYCAP", { () throws(Errno) in try V4L2Calls.ioctl(fd, ED_VIDIOC_QUERYCAP, &capability) })
+        try onDevice(path, "VIDIOC_QUERYCAP", { () throws(Errno) in try V4L2Calls.ioctl(fd, ED_VIDIOC_QUERYCAP, &capability) })
         // device_caps describes this node; capabilities the whole device (all its nodes).
         let nodeCaps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
             ? capability.device_caps : capability.capabilities
@@ -152,16 +152,6 @@ public enum CaptureDevices {
         return CaptureDeviceInfo(
             path: path, card: cString(capability.card), driver: cString(capability.driver),
             bus: cString(capability.bus_info))
-    }
-
-    /// Runs a system call, naming the device and the operation if it fails.
-    @discardableResult
-    private static func call<R>(_ path: String, _ operation: String, _ body: () throws(Errno) -> R) throws(CaptureError) -> R {
-        do {
-            return try body()
-        } catch {
-            throw CaptureError(device: path, operation: operation, error)
-        }
     }
 
     /// The four characters of a V4L2 pixel format code, first byte first.

@@ -6,6 +6,11 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case notCaptureDevice
         case busy
         case disconnected
+        case timeout(milliseconds: Int)
+        /// No format the device offers can become 4:2:0 frames.
+        case noAcceptableFormat(String)
+        /// The driver's agreed format does not describe a whole frame.
+        case unusableFormat(String)
         case failed(operation: String, Errno)
     }
 
@@ -42,8 +47,24 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): busy: another program is using the camera; close it and try again"
         case .disconnected:
             "\(device): the device went away (unplugged?)"
+        case let .timeout(milliseconds):
+            "\(device): no frame within \(milliseconds) ms: is another program holding the camera, or is it covered and slowed to a crawl?"
+        case let .noAcceptableFormat(detail):
+            "\(device): no usable format: \(detail); `eyedropper formats --device \(device)` lists what it offers"
+        case let .unusableFormat(detail):
+            "\(device): the driver's format does not describe a whole frame: \(detail)"
         case let .failed(operation, errno):
             "\(device): \(operation) failed: \(errno)"
         }
+    }
+}
+
+/// Runs a system call on `device`, naming the device and the operation if it fails.
+@discardableResult
+func onDevice<R>(_ device: String, _ operation: String, _ body: () throws(Errno) -> R) throws(CaptureError) -> R {
+    do {
+        return try body()
+    } catch {
+        throw CaptureError(device: device, operation: operation, error)
     }
 }

@@ -1,4 +1,4 @@
-import CV4L2
+internal import CV4L2
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,6 +15,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     static let invalidArgument = Errno(code: EINVAL)
     static let noDevice = Errno(code: ENODEV)
     static let notATypewriter = Errno(code: ENOTTY)
+    static let wouldBlock = Errno(code: EAGAIN)
 }
 
 /// Every direct V4L2 and libv4l2 call Eyedropper makes.
@@ -57,6 +58,25 @@ enum V4L2Calls {
         } catch where error == .invalidArgument {
             return false
         }
+    }
+
+    /// Maps a driver buffer (libv4l2 substitutes its own for converted formats). The corresponding
+    /// call is `v4l2_mmap`.
+    static func map(_ fd: Int32, length: Int, offset: Int64) throws(Errno) -> UnsafeMutableRawPointer {
+        guard let address = ed_v4l2_mmap(length, fd, offset), address != MAP_FAILED else { throw Errno(code: errno) }
+        return address
+    }
+
+    /// The corresponding call is `v4l2_munmap`.
+    static func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
+        _ = ed_v4l2_munmap(address, length)
+    }
+
+    /// Waits up to `milliseconds` for a frame to be ready: false on timeout. The corresponding
+    /// call is `poll`.
+    static func waitReadable(_ fd: Int32, milliseconds: Int32) throws(Errno) -> Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return try retryingInterrupts { poll(&descriptor, 1, milliseconds) }.get() > 0
     }
 
     /// The names in a directory (for finding /dev/video*). The corresponding calls are
