@@ -154,8 +154,11 @@ public enum CaptureDevices {
             bus: cString(capability.bus_info))
     }
 
-    /// The four characters of a V4L2 pixel format code, first byte first.
+    /// The four characters of a V4L2 pixel format code, first byte first; bit 31 marks the
+    /// big-endian variant of a format (v4l2_fourcc_be), written "-BE" as v4l2-ctl does.
     static func fourCC(_ code: UInt32) -> String {
-        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> (8 * $0)) }, as: UTF8.self)
+        let bigEndian: UInt32 = 1 << 31
+        let characters = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: (code & ~bigEndian) >> (8 * $0)) }, as: UTF8.self)
+        return code & bigEndian != 0 ? characters + "-BE" : characters
     }
 }

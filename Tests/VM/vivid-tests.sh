@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# V4L2 tests against a real kernel driver: boots a stock Debian kernel under qemu (TCG: the host
+# kernel cannot load modules, and its /dev/kvm cannot run a stock kernel), loads vivid (the
+# kernel's virtual camera) in the guest and runs the guest scripts of this folder there.
+#
+# usage: Tests/VM/vivid-tests.sh [GUEST_SCRIPT...]    (default: every Tests/VM/guest-*.sh)
+#
+# Guest scripts run with: vivid freshly loaded with its default parameters (/dev/video0 is its
+# capture node; /mods/vivid.ko to reload it with others), `eyedropper` and `v4l2-ctl` on PATH,
+# a writable /tmp, GUEST_SCRIPT_TIMEOUT seconds each, and RESULTS set to the file to append one
+# `PASS name` or `FAIL name: details` line per check to. Results come back over virtio-9p. The last line printed is
+# `N passed, M failed`; the exit status is non-zero when M > 0 or when the VM produced no results.
+#
+# Environment: ACCEL (default tcg), VM_TIMEOUT (seconds for the whole VM run, default 180),
+# GUEST_SCRIPT_TIMEOUT (seconds per guest script, default 120),
+# KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb cache).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ACCEL=${ACCEL:-tcg}
+VM_TIMEOUT=${VM_TIMEOUT:-180}
+GUEST_SCRIPT_TIMEOUT=${GUEST_SCRIPT_TIMEOUT:-120}
+CACHE=${EYEDROPPER_VM_CACHE:-$ROOT/.build/vm-cache}   # .build/ is git-ignored
+T0=$EPOCHREALTIME
+since() { awk -v a="$EPOCHREALTIME" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
+step() { printf '=== [%5ss] %s\n' "$(since "$T0")" "$*"; }
+export DEBIAN_FRONTEND=noninteractive
+
+if [ $# -gt 0 ]; then SCRIPTS=("$@"); else SCRIPTS=("$ROOT"/Tests/VM/guest-*.sh); fi
+for s in "${SCRIPTS[@]}"; do [ -f "$s" ] || { echo "no such guest script: $s" >&2; exit 2; }; done
+
+WORK=$(mktemp -d -t eyedropper-vm.XXXXXX)
+cleanup() { if [ "${KEEP_VM_WORK:-0}" = 1 ]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi; }
+trap cleanup EXIT
+
+# ------------------------------------------------------------------ host packages
+step "host packages"
+# install-deps does nothing (and needs no network) when all are installed already.
+"$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod v4l-utils libv4l-dev
+
+# ------------------------------------------------------------------ guest kernel
+# The current Debian kernel package, downloaded (not installed: only its files are needed) and
+# cached across runs; a new kernel version in the archive means one new download.
+kernel_package() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}'; }
+KPKG=$(kernel_package)
+if [ -z "$KPKG" ]; then apt-get update -qq; KPKG=$(kernel_package); fi
+[ -n "$KPKG" ] || { echo "cannot find the linux-image package behind linux-image-amd64" >&2; exit 1; }
+mkdir -p "$CACHE"
+DEB=$(ls "$CACHE/${KPKG}"_*.deb 2>/dev/null | head -1 || true)
+if [ -z "$DEB" ]; then
+  step "download $KPKG"
+  download() { (cd "$CACHE" && apt-get download -q "$KPKG" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true); }
+  download
+  DEB=$(ls "$CACHE/${KPKG}"_*.deb 2>/dev/null | head -1 || true)
+  # Stale package lists name a version the mirror no longer has: refresh them once.
+  if [ -z "$DEB" ]; then apt-get update -qq; download; DEB=$(ls "$CACHE/${KPKG}"_*.deb 2>/dev/null | head -1 || true); fi
+  [ -n "$DEB" ] || { echo "apt-get download $KPKG failed" >&2; exit 1; }
+  find "$CACHE" -name 'linux-image-*.deb' ! -path "$DEB" -delete   # older kernels are not needed again
+fi
+step "unpack $(basename "$DEB")"
+# Only the kernel image and the module trees the guest loads from (media and 9p/virtio) plus
+# the modules.* index files depmod needs; the rest of the 400 MB is never written.
+KROOT=$WORK/kroot; mkdir -p "$KROOT"
+dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$KROOT" --wildcards \
+  './boot/vmlinuz-*' './lib/modules/*/modules.*' './lib/modules/*/kernel/drivers/media/*' \
+  './lib/modules/*/kernel/drivers/virtio/*' './lib/modules/*/kernel/net/9p/*' './lib/modules/*/kernel/fs/9p/*' \
+  './lib/modules/*/kernel/fs/netfs/*' './lib/modules/*/kernel/fs/fscache/*'
+K=$(ls "$KROOT/lib/modules")
+depmod -b "$KROOT" "$K"   # the package ships no modules.dep (dpkg's postinst makes it)
+VMLINUZ=$KROOT/boot/vmlinuz-$K
+echo "guest kernel $K"
+
+# ------------------------------------------------------------------ eyedropper for the guest
+step "swift build eyedropper (release, static Swift stdlib)"
+# A scratch path of its own: --static-swift-stdlib changes the build flags, and sharing .build
+# with `swift build -c release` would recompile everything each time the two alternate.
+if ! (cd "$ROOT" && swift build -c release --product eyedropper --static-swift-stdlib --scratch-path .build/vm \
+      > "$WORK/build.log" 2>&1); then
+  cat "$WORK/build.log"; echo "swift build failed" >&2; exit 1
+fi
+grep -Ev "warning: the use of .mktemp' is dangerous|^\[[0-9]+/[0-9]+\]" "$WORK/build.log" || true
+EYEDROPPER=$ROOT/.build/vm/release/eyedropper
+
+# ------------------------------------------------------------------ initramfs
+step "initramfs"
+R=$WORK/initramfs
+mkdir -p "$R"/{bin,dev,proc,sys,mnt,tmp,mods,usr/bin}
+cp /bin/busybox "$R/bin/busybox"
+: > "$R/mods/order"
+for m in virtio_pci 9pnet_virtio 9p vivid; do   # each module's dependencies first, as insmod needs
+  modprobe -d "$KROOT" -S "$K" --show-depends $m | awk '$1=="insmod"{print $2}'
+done | awk '!seen[$0]++' | while read -r ko; do
+  cp "$ko" "$R/mods/"; basename "$ko" >> "$R/mods/order"
+done
+grep -qx vivid.ko "$R/mods/order" || { echo "vivid.ko not found in $KPKG" >&2; exit 1; }
+copy_with_libs() {   # program + every shared library ldd reports (and the ELF interpreter); none if static
+  strip -o "$R$2" "$1" 2>/dev/null || cp "$1" "$R$2"
+  { ldd "$1" || true; } | awk '$3 ~ /^\//{print $3} $1 ~ /^\/lib64\//{print $1}' | while read -r lib; do
+    mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"; done
+}
+copy_with_libs /usr/bin/v4l2-ctl /usr/bin/v4l2-ctl
+copy_with_libs "$EYEDROPPER" /usr/bin/eyedropper
+# libv4l2 dlopens its plugins (multi-planar devices) from here, as on a real system.
+PLUGINS=/usr/lib/x86_64-linux-gnu/libv4l/plugins
+if [ -d "$PLUGINS" ]; then mkdir -p "$R$PLUGINS"; cp -L "$PLUGINS"/*.so "$R$PLUGINS"/ 2>/dev/null || true; fi
+cat > "$R/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+export PATH=/bin:/usr/bin
+for m in $(cat /mods/order); do
+  [ "$m" = vivid.ko ] && continue   # the runner loads vivid, fresh for each script
+  insmod /mods/$m || echo "[guest] insmod $m FAILED"
+done
+if mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 host /mnt; then
+  sh /mnt/run.sh
+else
+  echo "[guest] virtio-9p mount failed: no results"
+fi
+sync; umount /mnt 2>/dev/null; poweroff -f
+EOF
+chmod +x "$R/init"
+(cd "$R" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$WORK/initramfs.cpio.gz"
+echo "initramfs $(du -h "$WORK/initramfs.cpio.gz" | cut -f1)"
+
+# ------------------------------------------------------------------ the share: runner + scripts
+SHARE=$WORK/share; mkdir -p "$SHARE/out"
+NAMES=()
+for s in "${SCRIPTS[@]}"; do cp "$s" "$SHARE/"; NAMES+=("$(basename "$s")"); done
+# Each script gets vivid fresh (a script may reload it with other parameters, or leave controls
+# changed) and a time limit, so one that hangs costs its own checks, not the others'.
+cat > "$SHARE/run.sh" <<EOF
+up() { cut -d' ' -f1 /proc/uptime; }
+for s in ${NAMES[*]}; do
+  rmmod vivid 2>/dev/null
+  insmod /mods/vivid.ko
+  i=0; while [ ! -e /dev/video0 ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i+1)); done
+  echo "[guest \$(up)s] \$s (\$(ls /dev/video* 2>/dev/null | tr '\n' ' '))"
+  : > /mnt/out/\$s.results
+  (cd /tmp && RESULTS=/mnt/out/\$s.results timeout $GUEST_SCRIPT_TIMEOUT sh /mnt/\$s > /mnt/out/\$s.log 2>&1)
+  rc=\$?
+  echo "\$rc" > /mnt/out/\$s.done
+  echo "[guest \$(up)s] \$s exited \$rc: \$(grep -c '^PASS' /mnt/out/\$s.results) passed, \$(grep -c '^FAIL' /mnt/out/\$s.results) failed"
+done
+EOF
+
+# ------------------------------------------------------------------ boot
+step "boot guest ($ACCEL, limit ${VM_TIMEOUT}s)"
+CPU="-cpu max"; [ "$ACCEL" = kvm ] && CPU="-cpu host"
+B0=$EPOCHREALTIME
+set +e
+timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" $CPU -m 1024 -smp 2 -nic none -nographic -no-reboot \
+  -kernel "$VMLINUZ" -initrd "$WORK/initramfs.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
+  -virtfs local,path="$SHARE",mount_tag=host,security_model=none,id=host0 < /dev/null 2>&1 \
+  | sed -u 's/\r//' | tee "$WORK/console.log" \
+  | while IFS= read -r l; do case "$l" in *'[guest'*) printf '[%5ss] %s\n' "$(since "$B0")" "[guest${l#*\[guest}";; esac; done
+QEMU_RC=${PIPESTATUS[0]}
+set -e
+step "VM finished (qemu exit $QEMU_RC$([ "$QEMU_RC" = 124 ] && echo ": timed out after ${VM_TIMEOUT}s"))"
+
+# ------------------------------------------------------------------ results
+passed=0; failed=0
+for s in "${NAMES[@]}"; do
+  res=$SHARE/out/$s.results
+  echo "--- $s"
+  [ -f "$res" ] && grep -E '^(PASS|FAIL)' "$res" || true
+  p=$(grep -c '^PASS' "$res" 2>/dev/null || true); f=$(grep -c '^FAIL' "$res" 2>/dev/null || true)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+  # A script that never finished, or checked nothing, is a failure of its own.
+  if [ ! -f "$SHARE/out/$s.done" ]; then
+    echo "FAIL $s: did not finish (qemu exit $QEMU_RC)"; failed=$((failed + 1))
+  elif grep -qx '124\|143' "$SHARE/out/$s.done"; then   # busybox timeout: 143 (SIGTERM)
+    echo "FAIL $s: killed after ${GUEST_SCRIPT_TIMEOUT}s in the guest"; failed=$((failed + 1))
+  elif [ "${p:-0}" = 0 ] && [ "${f:-0}" = 0 ]; then
+    echo "FAIL $s: no checks reported (exit $(cat "$SHARE/out/$s.done"))"; failed=$((failed + 1))
+  fi
+  if [ "${f:-0}" != 0 ] || [ ! -f "$SHARE/out/$s.done" ]; then
+    [ -s "$SHARE/out/$s.log" ] && { echo "    output of $s:"; tail -n 20 "$SHARE/out/$s.log" | sed 's/^/    | /'; }
+  fi
+done
+if [ ! -d "$SHARE/out" ] || [ -z "$(ls "$SHARE/out"/*.done 2>/dev/null)" ]; then
+  echo "the VM produced no results; end of its console:"; tail -n 30 "$WORK/console.log" | sed 's/^/    | /'
+fi
+step "done"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
