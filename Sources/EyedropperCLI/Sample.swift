@@ -1,6 +1,9 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperCapture
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `eyedropper sample`: the colours at a few points of each frame.
 struct Sample: ParsableCommand {
@@ -43,6 +46,9 @@ struct Sample: ParsableCommand {
     @Option(help: "Stop after this many frames (default: all of a file, 1 of the test pattern, a camera until Ctrl-C).")
     var frames: Int?
 
+    @Flag(help: "When the camera is unplugged, wait for it to come back instead of stopping.")
+    var reconnect = false
+
     @Option(help: "YCbCr matrix: auto (what the source reports), bt601, bt709 or bt2020.")
     var matrix: MatrixChoice = .auto
 
@@ -74,26 +80,51 @@ struct Sample: ParsableCommand {
             let size = size ?? FrameSize(width: 1280, height: 720)
             let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer()
             for _ in 0..<(frames ?? 1) {
-                try buffer.withFrame { try output.sample($0) }
+                try buffer.withFrame { try output.sample($0, timestamp: 0) }
             }
         case let path where path.hasPrefix("/dev/"):
             let request = CaptureRequest(width: size?.width, height: size?.height, fps: fps, pixelFormat: pixelFormat, skip: skip ?? 5)
-            let session = try exitingOnCaptureError { () throws(CaptureError) in try CaptureSession(device: path, request: request) }
-            reportAgreement(session.agreed, asked: request, device: path)
+            var session: CaptureSession? = try exitingOnCaptureError { () throws(CaptureError) in
+                try CaptureSession(device: path, request: request)
+            }
+            reportAgreement(session!.agreed, asked: request, device: path)
+            var dropped = 0, damaged = 0
             while output.frameIndex < frames ?? Int.max {
-                try exitingOnCaptureError { () throws(CaptureError) in
-                    do {
-                        try session.withNextFrame { frame, _ in try output.sample(frame) }
-                    } catch let error as CaptureError {
-                        throw error
-                    } catch {
-                        preconditionFailure("sampling a validated frame failed: \(error)")
-                    }
+                do {
+                    if session == nil { session = try reopen(path, request) }
+                    try session!.withNextFrame { frame, info in try output.sample(frame, timestamp: info.timestamp) }
+                } catch let error as CaptureError where error.kind == .disconnected && reconnect {
+                    printError("eyedropper: \(error); waiting for it to come back (--reconnect)")
+                    dropped += session?.framesDropped ?? 0
+                    damaged += session?.damagedFrames ?? 0
+                    session = nil  // closes every handle: a device comes back only once all are closed
+                } catch let error as CaptureError {
+                    try exitingOnCaptureError { () throws(CaptureError) in throw error }
                 }
             }
+            dropped += session?.framesDropped ?? 0
+            damaged += session?.damagedFrames ?? 0
+            printError("eyedropper: \(path): \(output.frameIndex) frames sampled, \(dropped) dropped (sampling slower than the camera), \(damaged) damaged (flagged by the driver)")
         case let path:
             let reader = try Y4MReader(path: path)
-            while output.frameIndex < frames ?? Int.max, try reader.readFrame({ try output.sample($0) }) == .frame {}
+            let secondsPerFrame = reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
+            while output.frameIndex < frames ?? Int.max,
+                  try reader.readFrame({ try output.sample($0, timestamp: Double(output.frameIndex) * secondsPerFrame) }) == .frame {}
+        }
+    }
+
+    /// Opens `path` again after an unplug, trying twice a second until it is back.
+    private func reopen(_ path: String, _ request: CaptureRequest) throws -> CaptureSession {
+        while true {
+            do {
+                let session = try CaptureSession(device: path, request: request)
+                printError("eyedropper: \(path): back")
+                return session
+            } catch let error where [.notFound, .disconnected, .busy].contains(error.kind) {
+                usleep(500_000)
+            } catch {
+                return try exitingOnCaptureError { () throws(CaptureError) in throw error }
+            }
         }
     }
 
@@ -132,7 +163,8 @@ private struct SampleOutput {
         self.range = range
     }
 
-    mutating func sample(_ frame: borrowing PlanarFrame) throws {
+    /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
+    mutating func sample(_ frame: borrowing PlanarFrame, timestamp: Double) throws {
         let colorimetry = Colorimetry(
             matrix: matrix ?? frame.colorimetry.matrix, range: range ?? frame.colorimetry.range)
         if sampler?.colorimetry != colorimetry { sampler = ColorSampler(colorimetry: colorimetry) }
@@ -141,7 +173,7 @@ private struct SampleOutput {
             let (point, color) = (sample.point, sample.color)
             return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)"}"#
         }
-        print(#"{"frame":\#(frameIndex),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#)
+        print(#"{"frame":\#(frameIndex),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#)
         frameIndex += 1
     }
 }

@@ -25,8 +25,8 @@ func runEyedropper(_ arguments: [String]) throws -> (status: Int32, stdout: Stri
         let result = try runEyedropper(["sample", "--frames", "2"])
         #expect(result.status == 0)
         #expect(result.stdout == """
-            {"frame":0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
-            {"frame":1,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
+            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
+            {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
 
             """)
         #expect(result.stderr.contains("test pattern"))

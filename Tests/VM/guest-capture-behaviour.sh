@@ -1,0 +1,73 @@
+#!/bin/sh
+# Guest: how capture behaves over time and when things go wrong: the frame rate asked for is
+# delivered, a busy device is refused while the first user goes on, an unplug ends a stream with
+# its error (or, with --reconnect, is waited out), damaged frames are dropped and counted, and two
+# devices stream at once. Writes PASS/FAIL lines to $RESULTS.
+RESULTS=${RESULTS:-/mnt/out/results.txt}
+DEV=/dev/video0
+pass() { echo "PASS $1" >> "$RESULTS"; }
+fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
+lines() { grep -c '^{"frame"' "$1" 2>/dev/null || echo 0; }
+
+# Frame rate: 50 frames at 25 fps, from the driver's timestamps.
+eyedropper sample --source $DEV --size 640x480 --pixel-format YU12 --fps 25 --skip 2 --frames 50 > /tmp/fps.out 2>/tmp/fps.err
+first=$(head -n 1 /tmp/fps.out | sed 's/.*"timestamp":\([0-9.]*\),.*/\1/')
+last=$(tail -n 1 /tmp/fps.out | sed 's/.*"timestamp":\([0-9.]*\),.*/\1/')
+fps=$(awk -v a="$first" -v b="$last" 'BEGIN { if (b > a) printf "%.2f", 49 / (b - a); else print 0 }')
+if awk -v f="$fps" 'BEGIN { exit !(f >= 24 && f <= 26) }'; then pass "fps: 25 asked, $fps delivered"
+else fail "fps: 25 asked" "$fps delivered ($first .. $last): $(cat /tmp/fps.err)"; fi
+
+# Busy: a second sampler on a streaming device fails with the busy error; the first goes on.
+eyedropper sample --source $DEV --fps 25 --skip 0 --frames 100000 > /tmp/first.out 2>/tmp/first.err &
+FIRST=$!
+sleep 3
+eyedropper sample --source $DEV --frames 1 > /tmp/second.out 2>/tmp/second.err
+rc=$?
+if [ $rc -eq 74 ] && grep -q "busy" /tmp/second.err; then pass "busy: second sampler refused (exit 74)"
+else fail "busy: second sampler" "exit $rc: $(cat /tmp/second.err)"; fi
+before=$(lines /tmp/first.out); sleep 1; after=$(lines /tmp/first.out)
+if kill -0 $FIRST 2>/dev/null && [ "$after" -gt "$before" ]; then pass "busy: first sampler goes on ($before -> $after frames)"
+else fail "busy: first sampler" "$before -> $after frames: $(cat /tmp/first.err)"; fi
+
+# Unplug: the stream ends with the disconnected error.
+v4l2-ctl -d $DEV -c disconnect=1 >/dev/null 2>&1
+i=0; while kill -0 $FIRST 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait $FIRST; rc=$?
+if [ $rc -eq 74 ] && grep -q "went away" /tmp/first.err; then pass "unplug: stream ends with exit 74 naming it"
+else fail "unplug" "exit $rc: $(tail -n 2 /tmp/first.err)"; fi
+
+# Reconnect: with --reconnect an unplug is waited out and sampling resumes.
+eyedropper sample --source $DEV --fps 25 --skip 0 --frames 60 --reconnect > /tmp/re.out 2>/tmp/re.err &
+RE=$!
+sleep 2
+v4l2-ctl -d $DEV -c disconnect=1 >/dev/null 2>&1
+i=0; while kill -0 $RE 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $RE 2>/dev/null; then kill $RE; fail "reconnect" "still running after 20 s: $(tail -n 3 /tmp/re.err)"
+else
+    wait $RE; rc=$?
+    if [ $rc -eq 0 ] && [ "$(lines /tmp/re.out)" -eq 60 ] && grep -q "back" /tmp/re.err; then pass "reconnect: 60 frames across an unplug"
+    else fail "reconnect" "exit $rc, $(lines /tmp/re.out) frames: $(tail -n 3 /tmp/re.err)"; fi
+fi
+
+# Damaged frames, counted in the closing line of a stream that ends normally.
+eyedropper sample --source $DEV --fps 25 --skip 0 --frames 30 > /tmp/dmg.out 2>/tmp/dmg.err &
+DMG=$!
+sleep 1
+v4l2-ctl -d $DEV -c inject_v4l2_buf_flag_error=1 >/dev/null 2>&1
+wait $DMG; rc=$?
+damaged=$(sed -n 's/.* \([0-9]*\) damaged.*/\1/p' /tmp/dmg.err)
+if [ $rc -eq 0 ] && [ "${damaged:-0}" -ge 1 ] && [ "$(lines /tmp/dmg.out)" -eq 30 ]; then pass "damaged frames dropped and counted ($damaged)"
+else fail "damaged frames" "exit $rc, damaged '${damaged}': $(tail -n 2 /tmp/dmg.err)"; fi
+
+# Two devices at once, each its own process.
+rmmod vivid; insmod /mods/vivid.ko n_devs=2
+i=0; while [ ! -e /dev/video4 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+second=$(eyedropper devices | sed -n '2p' | cut -f1)
+eyedropper sample --source /dev/video0 --fps 25 --skip 0 --frames 40 > /tmp/a.out 2>/tmp/a.err &
+A=$!
+eyedropper sample --source "$second" --fps 25 --skip 0 --frames 40 > /tmp/b.out 2>/tmp/b.err &
+B=$!
+wait $A; ra=$?; wait $B; rb=$?
+if [ $ra -eq 0 ] && [ $rb -eq 0 ] && [ "$(lines /tmp/a.out)" -eq 40 ] && [ "$(lines /tmp/b.out)" -eq 40 ]; then
+    pass "two devices stream at once (/dev/video0 and $second)"
+else fail "two devices" "exits $ra/$rb, frames $(lines /tmp/a.out)/$(lines /tmp/b.out): $(tail -n 1 /tmp/a.err) | $(tail -n 1 /tmp/b.err)"; fi
