@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Eyedropper", targets: ["Eyedropper"]),
         .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
+        .library(name: "EyedropperJPEG", targets: ["EyedropperJPEG"]),
         .executable(name: "eyedropper", targets: ["EyedropperCLI"]),
     ],
     dependencies: [
@@ -28,17 +29,23 @@ let package = Package(
             name: "EyedropperCapture",
             dependencies: ["Eyedropper", "CV4L2"]
         ),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(
+            name: "EyedropperJPEG",
+            dependencies: ["Eyedropper", "CTurboJPEG"]
+        ),
         .executableTarget(
             name: "EyedropperCLI",
             dependencies: [
                 "Eyedropper",
                 "EyedropperCapture",
+                "EyedropperJPEG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "EyedropperTests",
-            dependencies: ["Eyedropper", "EyedropperCapture"]
+            dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG"]
         ),
     ]
 )

@@ -1,0 +1,81 @@
+internal import CTurboJPEG
+import Eyedropper
+
+/// A JPEG that could not be made or read.
+public struct JPEGError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let reason: String
+
+    public var description: String { reason }
+}
+
+/// Compresses RGB24 frames to JPEG with libturbojpeg, reusing one handle and one output buffer
+/// (grown for the largest frame seen): nothing is allocated per frame. Not `Sendable`: one
+/// owner compresses at a time.
+public final class JPEGEncoder {
+    /// 1...100.
+    public let quality: Int
+    private let handle: tjhandle
+    private var output: UnsafeMutablePointer<UInt8>?
+    private var capacity = 0
+
+    public init(quality: Int = 90) throws(JPEGError) {
+        guard (1...100).contains(quality) else { throw JPEGError(reason: "quality \(quality) is out of range: give 1 to 100") }
+        guard let handle = tjInitCompress() else { throw JPEGError(reason: "libturbojpeg: \(String(cString: tjGetErrorStr()))") }
+        self.quality = quality
+        self.handle = handle
+    }
+
+    deinit {
+        if let output { tjFree(output) }
+        tjDestroy(handle)
+    }
+
+    /// Compresses an RGB24 image (rows `stride` bytes apart) with 4:2:0 chroma, and lends the JPEG
+    /// bytes to `body`; they are overwritten by the next call.
+    public func withJPEG<R>(
+        rgb24 image: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int? = nil,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        let stride = stride ?? width * 3
+        guard width > 0, height > 0, stride >= width * 3, image.count >= stride * (height - 1) + width * 3 else {
+            throw JPEGError(reason: "a \(width)x\(height) RGB image with stride \(stride) does not fit \(image.count) bytes")
+        }
+        let bound = Int(tjBufSize(Int32(width), Int32(height), Int32(TJSAMP_420.rawValue)))
+        if bound > capacity {
+            if let output { tjFree(output) }
+            output = tjAlloc(Int32(bound))
+            capacity = output == nil ? 0 : bound
+            guard output != nil else { throw JPEGError(reason: "cannot allocate \(bound) bytes for the JPEG") }
+        }
+        var destination = output
+        var size = UInt(capacity)
+        let status = tjCompress2(
+            handle, image.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(stride), Int32(height),
+            Int32(TJPF_RGB.rawValue), &destination, &size, Int32(TJSAMP_420.rawValue), Int32(quality),
+            TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT)
+        guard status == 0 else { throw JPEGError(reason: "libturbojpeg: \(String(cString: tjGetErrorStr2(handle)))") }
+        return try body(UnsafeRawBufferPointer(start: destination, count: Int(size)))
+    }
+}
+
+/// Decompresses JPEG files to RGB24 with libturbojpeg: for checking what was written.
+public enum JPEGDecoder {
+    public static func decode(_ jpeg: [UInt8]) throws(JPEGError) -> PPMImage {
+        guard let handle = tjInitDecompress() else { throw JPEGError(reason: "libturbojpeg: \(String(cString: tjGetErrorStr()))") }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var pixels: [UInt8] = []
+        let status: Int32 = jpeg.withUnsafeBufferPointer { source in
+            guard tjDecompressHeader3(handle, source.baseAddress, UInt(source.count), &width, &height, &subsampling, &colorspace) == 0,
+                  width > 0, height > 0
+            else { return -1 }
+            pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
+            return pixels.withUnsafeMutableBufferPointer { rgb in
+                tjDecompress2(handle, source.baseAddress, UInt(source.count), rgb.baseAddress, width, 0, height,
+                              Int32(TJPF_RGB.rawValue), TJFLAG_ACCURATEDCT)
+            }
+        }
+        guard status == 0 else { throw JPEGError(reason: "not a JPEG libturbojpeg can read: \(String(cString: tjGetErrorStr2(handle)))") }
+        return PPMImage(width: Int(width), height: Int(height), pixels: pixels)
+    }
+}
