@@ -5,7 +5,7 @@ struct EyedropperCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eyedropper",
         abstract: "Sample colours from camera frames, exactly.",
-        subcommands: [Sample.self, Devices.self, Formats.self],
+        subcommands: [Sample.self, Snapshot.self, Devices.self, Formats.self],
         defaultSubcommand: Sample.self
     )
 }
