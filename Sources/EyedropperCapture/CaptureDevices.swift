@@ -35,6 +35,13 @@ public struct CaptureFormat: Hashable, Codable, Sendable {
     public let emulated: Bool
     public let sizes: [Sizes]
 
+    public init(fourCC: String, description: String, emulated: Bool, sizes: [Sizes]) {
+        self.fourCC = fourCC
+        self.description = description
+        self.emulated = emulated
+        self.sizes = sizes
+    }
+
     /// The layout Eyedropper reads in place, for the four native 4:2:0 codes.
     public var layout: PixelLayout? { PixelLayout.allCases.first { $0.fourCC == fourCC } }
 

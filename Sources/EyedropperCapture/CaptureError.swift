@@ -23,7 +23,7 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The error for `errno` from `operation` on `device`, with the common cases named.
-    init(device: String, operation: String, _ errno: Errno) {
+    public init(device: String, operation: String, _ errno: Errno) {
         let kind: Kind = switch errno {
         case .notFound: .notFound
         case .permissionDenied: .permissionDenied

@@ -8,15 +8,7 @@ extension CaptureSession {
     static func negotiate(
         _ fd: Int32, device: String, request: CaptureRequest, formats: [CaptureFormat]
     ) throws(CaptureError) -> CaptureAgreement {
-        let native = formats.filter { $0.support == .native }
-        let asked = request.pixelFormat?.uppercased()
-        if let asked, !formats.contains(where: { $0.fourCC == asked }) {
-            throw CaptureError(device: device, kind: .noAcceptableFormat(
-                "it does not offer \(asked) (it offers \(formats.map(\.fourCC).joined(separator: ", ")))"))
-        }
-        // A native format asked for, else the first native one, else YU12 through libv4l2.
-        let chosen = native.first { $0.fourCC == asked } ?? (asked == nil ? native.first : nil)
-        let fourCC = chosen?.fourCC ?? PixelLayout.i420.fourCC
+        let fourCC = try pixelFormat(asking: request.pixelFormat, from: formats, device: device)
 
         var format = v4l2_format()
         format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -44,6 +36,21 @@ extension CaptureSession {
             driverColorimetry: driverColorimetry, colorimetry: colorimetry,
             fps: try frameRate(fd, device: device, asked: request.fps),
             lumaStride: Int(pix.bytesperline) > 0 ? Int(pix.bytesperline) : Int(pix.width))
+    }
+
+    /// The FourCC to set: the native 4:2:0 format asked for, else (nothing asked) the first
+    /// native one the device offers, else YU12, which libv4l2 makes from whatever the device
+    /// sends (including a non-4:2:0 format asked for). Throws when the device does not offer
+    /// what was asked.
+    public static func pixelFormat(asking asked: String?, from formats: [CaptureFormat], device: String) throws(CaptureError) -> String {
+        let asked = asked?.uppercased()
+        if let asked, !formats.contains(where: { $0.fourCC == asked }) {
+            throw CaptureError(device: device, kind: .noAcceptableFormat(
+                "it does not offer \(asked) (it offers \(formats.map(\.fourCC).joined(separator: ", ")))"))
+        }
+        let native = formats.filter { $0.support == .native }
+        let chosen = native.first { $0.fourCC == asked } ?? (asked == nil ? native.first : nil)
+        return chosen?.fourCC ?? PixelLayout.i420.fourCC
     }
 
     /// Sets the frame rate when one is asked for, and returns the one in force.

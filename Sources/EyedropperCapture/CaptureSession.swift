@@ -94,30 +94,38 @@ public final class CaptureSession {
     public func withNextFrame<R>(_ body: (borrowing PlanarFrame, CapturedFrameInfo) throws -> R) throws -> R {
         while true {
             var buffer = try newestBuffer()
-            defer { try? requeue(&buffer) }
             if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 {
                 damagedFrames += 1
+                try requeue(&buffer)
                 continue
             }
             if skipRemaining > 0 {
                 skipRemaining -= 1
+                try requeue(&buffer)
                 continue
             }
             let mapping = mappings[Int(buffer.index)]
             let used = buffer.bytesused > 0 ? Int(buffer.bytesused) : mapping.count
-            let frame: PlanarFrame
-            do {
-                frame = try PlanarFrame(
-                    layout: agreed.layout, width: agreed.width, height: agreed.height, colorimetry: agreed.colorimetry,
-                    packedIn: UnsafeRawBufferPointer(rebasing: mapping[..<min(used, mapping.count)]),
-                    lumaStride: agreed.lumaStride)
-            } catch {
-                throw CaptureError(device: device, kind: .unusableFormat(error.description))
-            }
             let info = CapturedFrameInfo(
                 sequence: buffer.sequence,
                 timestamp: Double(buffer.timestamp.tv_sec) + Double(buffer.timestamp.tv_usec) / 1e6)
-            return try body(frame, info)
+            let result: R
+            do {
+                let frame = try PlanarFrame(
+                    layout: agreed.layout, width: agreed.width, height: agreed.height, colorimetry: agreed.colorimetry,
+                    packedIn: UnsafeRawBufferPointer(rebasing: mapping[..<min(used, mapping.count)]),
+                    lumaStride: agreed.lumaStride)
+                result = try body(frame, info)
+            } catch {
+                try? requeue(&buffer)  // the first error is the one to report
+                if let geometry = error as? FrameGeometryError {
+                    throw CaptureError(device: device, kind: .unusableFormat(geometry.description))
+                }
+                throw error
+            }
+            // The buffer goes back to the driver only after `body`: the frame was its memory.
+            try requeue(&buffer)
+            return result
         }
     }
 

@@ -7,6 +7,8 @@ import Glibc
 public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Int32
 
+    public init(code: Int32) { self.code = code }
+
     public var description: String { String(cString: strerror(code)) }
 
     static let notFound = Errno(code: ENOENT)
