@@ -18,9 +18,15 @@ let package = Package(
             path: "Sources/CLibYUV",
             providers: [.apt(["libyuv-dev"]), .brew(["libyuv"])]
         ),
+        // What both suites use to make the same random frames every run.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Eyedropper", package: "Eyedropper")]
+        ),
         .executableTarget(
             name: "Convert",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Eyedropper", package: "Eyedropper"),
                 .product(name: "Benchmark", package: "benchmark"),
                 "CLibYUV",
@@ -33,6 +39,7 @@ let package = Package(
         .executableTarget(
             name: "Sample",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Eyedropper", package: "Eyedropper"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

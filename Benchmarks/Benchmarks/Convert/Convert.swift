@@ -8,6 +8,7 @@
 // (ordo-one/benchmark#301), so any other name would make `thresholds check` find nothing.
 
 import Benchmark
+import BenchmarkSupport
 import CLibYUV
 import Eyedropper
 
@@ -140,9 +141,7 @@ final class Fixture {
         // Random samples, not a smooth pattern: no kernel can profit from repeated values, and
         // the fixed seed makes every run convert the same bytes.
         var generator = SplitMix64(seed: 0x4579_6564_726f_7070)
-        frame.withUnsafeMutableBytes { bytes in
-            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
-        }
+        generator.fill(frame)
         format = shape.format
         converter = YCbCrConverter(colorimetry: colorimetry, kernel: kernel)
         output = .allocate(byteCount: shape.width * shape.height * shape.format.bytesPerPixel, alignment: 64)
@@ -191,21 +190,6 @@ final class ParallelFixture {
     var frame: FrameBuffer { fixture.frame }
     var format: OutputFormat { fixture.format }
     var output: UnsafeMutableRawBufferPointer { fixture.output }
-}
-
-/// Steele, Lea and Flood's SplitMix64: a tiny seeded generator, enough for test bytes.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z &>> 31)
-    }
 }
 
 // MARK: - libyuv

@@ -15,6 +15,7 @@
 // fresh camera frame adds a few cache misses per point.
 
 import Benchmark
+import BenchmarkSupport
 import Eyedropper
 
 let benchmarks: @Sendable () -> Void = {
@@ -89,9 +90,7 @@ final class SampleFixture {
             fatalError("cannot make a \(width)x\(height) frame: \(error)")
         }
         var generator = SplitMix64(seed: 0x4579_6564_726f_7070)
-        frame.withUnsafeMutableBytes { bytes in
-            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
-        }
+        generator.fill(frame)
         // Points from their own seed, so every row with n points samples the same n spots, in
         // random order over the whole frame (no row or cache-line locality between points).
         var pointGenerator = SplitMix64(seed: 0x5361_6d70_6c65_0001)
@@ -109,22 +108,4 @@ final class SampleFixture {
             try sampler.sample(frame, at: points, radius: radius, path: path, into: &samples)
         }
     }
-}
-
-/// Steele, Lea and Flood's SplitMix64: a tiny seeded generator, enough for test bytes and points.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z &>> 31)
-    }
-
-    /// A uniform Double in 0..<1 (53 random bits).
-    mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1p-53 }
 }
