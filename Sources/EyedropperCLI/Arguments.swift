@@ -21,11 +21,19 @@ struct FrameSize: ExpressibleByArgument, Hashable {
     }
 
     init?(argument: String) {
+        try? self.init(parsing: argument)
+    }
+
+    /// Parses `WxH`, saying what is wrong when it cannot.
+    init(parsing argument: String) throws(ValidationError) {
         let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0
-        else { return nil }
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else {
+            throw ValidationError("give the width and height in pixels as WxH, both at least 1, e.g. 1280x720")
+        }
         self.init(width: width, height: height)
     }
+
+    static func parse(_ argument: String) throws -> FrameSize { try FrameSize(parsing: argument) }
 
     var defaultValueDescription: String { "\(width)x\(height)" }
 }
@@ -33,11 +41,21 @@ struct FrameSize: ExpressibleByArgument, Hashable {
 /// `X,Y` with both in 0...1; anything else (outside, NaN, infinite) is refused, never clamped.
 extension SamplePoint: ExpressibleByArgument {
     public init?(argument: String) {
-        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]),
-              let point = try? SamplePoint(x: x, y: y)
-        else { return nil }
+        guard let point = try? Self.parse(argument) else { return nil }
         self = point
+    }
+
+    /// Parses `X,Y`, saying what is wrong when it cannot.
+    static func parse(_ argument: String) throws -> SamplePoint {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]) else {
+            throw ValidationError("give two numbers X,Y in 0...1, e.g. 0.5,0.5 for the centre")
+        }
+        do {
+            return try SamplePoint(x: x, y: y)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }
 
@@ -52,3 +70,7 @@ enum RangeChoice: String, ExpressibleByArgument, CaseIterable {
 
     var range: ColorRange? { ColorRange(rawValue: rawValue) }
 }
+
+extension PixelLayout: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {}
+extension ConversionKernel: ExpressibleByArgument {}

@@ -47,7 +47,7 @@ struct Formats: ParsableCommand {
             printError("eyedropper: no capture device found: plug a camera in, or give --device PATH")
             throw ExitCode(66)
         }
-        let formats = try exitingOnCaptureError { () throws(CaptureError) in try CaptureDevices.formats(path: path) }
+        let formats = try CaptureDevices.formats(path: path)
         switch format {
         case .text:
             for format in formats {
@@ -89,20 +89,4 @@ struct Formats: ParsableCommand {
 
 enum ListingFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
-}
-
-/// Prints a capture error as one line and exits with the sysexits code for its kind: 66 for a
-/// device that is missing, not a camera or offering nothing usable, 77 for permissions, 74 for
-/// busy, gone, silent or failing.
-func exitingOnCaptureError<R>(_ body: () throws(CaptureError) -> R) throws -> R {
-    do {
-        return try body()
-    } catch {
-        printError("eyedropper: \(error)")
-        switch error.kind {
-        case .notFound, .notCaptureDevice, .noAcceptableFormat: throw ExitCode(66)
-        case .permissionDenied: throw ExitCode(77)
-        case .busy, .disconnected, .timeout, .unusableFormat, .failed: throw ExitCode(74)
-        }
-    }
 }

@@ -1,11 +1,74 @@
 import ArgumentParser
+import Eyedropper
+import EyedropperCapture
+import EyedropperJPEG
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 @main
-struct EyedropperCommand: ParsableCommand {
+struct EyedropperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eyedropper",
         abstract: "Sample colours from camera frames, exactly.",
-        subcommands: [Sample.self, Snapshot.self, Devices.self, Formats.self],
+        discussion: """
+            Every failure is one line on stderr naming the file, device, option or value, with \
+            the exit status saying what kind: 64 usage (a bad option or value), 65 a damaged input \
+            file, 66 a missing file or device, 73 an output file that cannot be written, 74 a \
+            device busy, gone or silent, 77 permission denied.
+            """,
+        subcommands: [Sample.self, Snapshot.self, Bench.self, Devices.self, Formats.self],
         defaultSubcommand: Sample.self
     )
+
+    /// Argument parser's own `main`, except that errors are one line on stderr with a sysexits
+    /// status (it prints usage text after a usage error and exits 1 for any other error), and
+    /// stdout is line-buffered so each sample reaches a pipe when it is printed, not 4 KiB later.
+    static func main() async {
+        setvbuf(stdout, nil, _IOLBF, 0)
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private static func fail(_ error: any Error) -> Never {
+        if let code = error as? ExitCode { Glibc.exit(code.rawValue) }  // already reported
+        let code = exitCode(for: error)
+        if code == .success { exit(withError: error) }  // --help, --version: argument parser prints them
+        let (message, status) = describe(error) ?? (message(for: error), code.rawValue)
+        let line = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
+        printError("eyedropper: " + (line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
+        Glibc.exit(status)
+    }
+
+    /// The message and sysexits status of the library's errors; nil for argument parser's own.
+    private static func describe(_ error: any Error) -> (String, Int32)? {
+        switch error {
+        case let error as Y4MError: (error.description, error.isMissing ? 66 : 65)
+        case let error as PPMError: (error.description, 73)
+        case let error as FileWriteError: (error.description, 73)
+        case let error as FrameGeometryError: (error.description, 64)
+        case let error as SamplingError: (error.description, 64)
+        case let error as JPEGError: (error.description, 70)
+        case let error as CaptureError: (error.description, captureStatus(error))
+        default: nil
+        }
+    }
+}
+
+/// The sysexits status for a capture error: 66 for a device that is missing, not a camera or
+/// offering nothing usable, 77 for permissions, 74 for busy, gone, silent or failing.
+func captureStatus(_ error: CaptureError) -> Int32 {
+    switch error.kind {
+    case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
+    case .permissionDenied: 77
+    case .busy, .disconnected, .timeout, .unusableFormat, .failed: 74
+    }
 }

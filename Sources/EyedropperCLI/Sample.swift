@@ -1,5 +1,8 @@
 import ArgumentParser
 import Eyedropper
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `eyedropper sample`: the colours at a few points of each frame.
 struct Sample: ParsableCommand {
@@ -7,10 +10,18 @@ struct Sample: ParsableCommand {
         abstract: "Print the colour at points of each frame.",
         discussion: """
             Reads frames from SRC, converts each to RGB with the matrix and range the source \
-            reports (or --matrix / --range) and prints one JSON object per frame with the colour at \
-            every --at point. SRC is a capture device (/dev/videoN), a .y4m file (YUV4MPEG2, 8-bit \
-            4:2:0) or 'testpattern' (75% colour bars, a grey ramp and a hue sweep). Default: the \
-            first capture device, or the test pattern when there is none.
+            reports (or --matrix / --range) and prints the colour at every --at point, for every \
+            frame (or every Nth), until --frames or Ctrl-C. SRC is a capture device (/dev/videoN), \
+            a .y4m file (YUV4MPEG2, 8-bit 4:2:0) or 'testpattern' (75% colour bars, a grey ramp \
+            and a hue sweep). Default: the first capture device, or the test pattern when there \
+            is none.
+
+            --format json prints one object per frame and line: \
+            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]} \
+            (frame counts from 0 after --skip; timestamp in seconds, the driver's for a camera). \
+            --format csv prints a header row, then one row per point and frame, with HSV and \
+            CIE L*a*b* (D65) besides RGB. --format text is for people: a colour swatch when \
+            stdout is a terminal.
             """
     )
 
@@ -18,7 +29,7 @@ struct Sample: ParsableCommand {
 
     @Option(name: .customLong("at"), help: ArgumentHelp(
         "A point to sample, X,Y in 0...1 from the top-left corner (repeatable; default: the centre).",
-        valueName: "X,Y"))
+        valueName: "X,Y"), transform: SamplePoint.parse)
     var points: [SamplePoint] = []
 
     @Option(help: "Average the (2R+1)x(2R+1) pixels around each point (0: the single pixel).")
@@ -27,46 +38,108 @@ struct Sample: ParsableCommand {
     @Option(help: "Stop after this many frames (default: all of a file, 1 of the test pattern, a camera until Ctrl-C).")
     var frames: Int?
 
+    @Option(help: ArgumentHelp("Print every Nth frame (frames 0, N, 2N, ...); the others are read but not sampled.", valueName: "N"))
+    var every: Int = 1
+
+    @Option(help: "json (one object per frame), csv (a header, then a row per point) or text (for people).")
+    var format: SampleFormat = .json
+
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
+        if every < 1 { throw ValidationError("--every must be at least 1, got \(every)") }
         guard (0...SamplingError.maximumRadius).contains(radius) else {
-            throw ValidationError(SamplingError.radiusOutOfRange(radius).description)
+            throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
         }
     }
 
     func run() throws {
-        var output = SampleOutput(points: points.isEmpty ? [SamplePoint.center] : points, radius: radius, input: input)
-        try input.forEachFrame(limit: frames, done: "sampled") { frame, timestamp in
-            try output.sample(frame, timestamp: timestamp)
+        var output = SampleOutput(
+            points: points.isEmpty ? [SamplePoint.center] : points, radius: radius, format: format,
+            swatches: isatty(STDOUT_FILENO) != 0)
+        var frameIndex = 0
+        try input.forEachFrame(limit: frames, done: "read") { frame, timestamp in
+            defer { frameIndex += 1 }
+            guard frameIndex % every == 0 else { return }
+            try output.print(frame, index: frameIndex, timestamp: timestamp, colorimetry: input.colorimetry(of: frame))
         }
     }
 }
 
-/// Samples each frame with one reused sampler and prints the colours as a line of JSON.
+enum SampleFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, csv, text
+}
+
+/// Samples frames with one reused sampler and prints the colours in the chosen format.
 private struct SampleOutput {
     let points: [SamplePoint]
     let radius: Int
-    let input: SourceOptions
-    private(set) var frameIndex = 0
+    let format: SampleFormat
+    /// Whether text output shows each colour as a swatch (ANSI 24-bit background colour).
+    let swatches: Bool
     private var sampler: ColorSampler?
     private var samples: [ColorSample] = []
+    /// The colorimetry named in the last text header: text names it again only when it changes.
+    private var shownColorimetry: Colorimetry?
 
-    init(points: [SamplePoint], radius: Int, input: SourceOptions) {
+    init(points: [SamplePoint], radius: Int, format: SampleFormat, swatches: Bool) {
         self.points = points
         self.radius = radius
-        self.input = input
+        self.format = format
+        self.swatches = swatches
+        if format == .csv { Swift.print("frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b") }
     }
 
     /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
-    mutating func sample(_ frame: borrowing PlanarFrame, timestamp: Double) throws {
-        let colorimetry = input.colorimetry(of: frame)
+    mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double, colorimetry: Colorimetry) throws {
         if sampler?.colorimetry != colorimetry { sampler = ColorSampler(colorimetry: colorimetry) }
         try sampler!.sample(frame, at: points, radius: radius, into: &samples)
-        let fields = samples.map { sample in
-            let (point, color) = (sample.point, sample.color)
-            return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)"}"#
+        let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
+        switch format {
+        case .json:
+            let fields = samples.map { sample in
+                let (point, color) = (sample.point, sample.color)
+                return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)"}"#
+            }
+            Swift.print(#"{"frame":\#(index),"timestamp":\#(timestamp),"matrix":"\#(matrix)","range":"\#(range)","samples":[\#(fields.joined(separator: ","))]}"#)
+        case .csv:
+            for sample in samples {
+                let (point, color) = (sample.point, sample.color)
+                let (hsv, lab) = (color.hsv, color.lab)
+                Swift.print([
+                    "\(index)", "\(timestamp)", matrix, range, "\(point.x)", "\(point.y)",
+                    "\(color.r)", "\(color.g)", "\(color.b)", color.hex,
+                    fixed(hsv.hue, 1), fixed(hsv.saturation, 4), fixed(hsv.value, 4),
+                    fixed(lab.l, 2), fixed(lab.a, 2), fixed(lab.b, 2),
+                ].joined(separator: ","))
+            }
+        case .text:
+            if shownColorimetry != colorimetry {
+                Swift.print("\(frame.width)x\(frame.height), \(matrix) \(range) range")
+                shownColorimetry = colorimetry
+            }
+            for sample in samples {
+                let (point, color) = (sample.point, sample.color)
+                let (hsv, lab) = (color.hsv, color.lab)
+                let swatch = swatches ? "\u{1B}[48;2;\(color.r);\(color.g);\(color.b)m    \u{1B}[0m  " : ""
+                Swift.print(
+                    "frame \(index)  at \(point.x),\(point.y)  \(swatch)\(color.hex)  "
+                        + "rgb \(color.r) \(color.g) \(color.b)  "
+                        + "hsv \(fixed(hsv.hue, 0))° \(fixed(hsv.saturation * 100, 0))% \(fixed(hsv.value * 100, 0))%  "
+                        + "lab \(fixed(lab.l, 1)) \(fixed(lab.a, 1)) \(fixed(lab.b, 1))")
+            }
         }
-        print(#"{"frame":\#(frameIndex),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#)
-        frameIndex += 1
     }
+}
+
+/// `value` with `digits` decimals (no exponent, `-0` shown as `0`).
+func fixed(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = String(Int((abs(rounded) * scale).rounded()))
+    if digits > 0 {
+        text = String(repeating: "0", count: max(0, digits + 1 - text.count)) + text
+        text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
+    }
+    return (rounded < 0 ? "-" : "") + text
 }

@@ -12,7 +12,8 @@ struct SourceOptions: ParsableArguments {
         valueName: "SRC"))
     var source: String?
 
-    @Option(help: ArgumentHelp("Frame size to ask a camera for, or of the test pattern (default 1280x720).", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Frame size to ask a camera for, or of the test pattern (default 1280x720).", valueName: "WxH"),
+            transform: FrameSize.parse)
     var size: FrameSize?
 
     @Option(help: "Frame rate to ask a camera for.")
@@ -50,8 +51,13 @@ struct SourceOptions: ParsableArguments {
 
     /// Lends each frame and its timestamp (seconds: the driver's for a camera, from the frame rate
     /// for a file) to `body`, `limit` frames or until the source ends (a camera: never; the test
-    /// pattern: one frame by default). `done` names what happened to frames in the closing line.
-    func forEachFrame(limit: Int?, done: String, _ body: (borrowing PlanarFrame, Double) throws -> Void) throws {
+    /// pattern: one frame by default, in `patternLayout`). `done` names what happened to frames in
+    /// the closing line. Ctrl-C ends the stream after the current frame.
+    func forEachFrame(
+        limit: Int?, done: String, patternLayout: PixelLayout = .i420,
+        _ body: (borrowing PlanarFrame, Double) throws -> Void
+    ) throws {
+        Interrupt.install()
         var source = self.source
         if source == nil {
             source = CaptureDevices.list().first?.path
@@ -60,8 +66,8 @@ struct SourceOptions: ParsableArguments {
         switch source ?? "testpattern" {
         case "testpattern":
             let size = size ?? FrameSize(width: 1280, height: 720)
-            let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer()
-            for _ in 0..<(limit ?? 1) {
+            let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer(layout: patternLayout)
+            for _ in 0..<(limit ?? 1) where !Interrupt.requested {
                 try buffer.withFrame { try body($0, 0) }
             }
         case let path where path.hasPrefix("/dev/"):
@@ -70,7 +76,7 @@ struct SourceOptions: ParsableArguments {
             let reader = try Y4MReader(path: path)
             let secondsPerFrame = reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
             var count = 0
-            while count < limit ?? Int.max,
+            while count < limit ?? Int.max, !Interrupt.requested,
                   try reader.readFrame({ try body($0, Double(count) * secondsPerFrame) }) == .frame {
                 count += 1
             }
@@ -81,12 +87,10 @@ struct SourceOptions: ParsableArguments {
         _ path: String, limit: Int?, done: String, _ body: (borrowing PlanarFrame, Double) throws -> Void
     ) throws {
         let request = CaptureRequest(width: size?.width, height: size?.height, fps: fps, pixelFormat: pixelFormat, skip: skip ?? 5)
-        var session: CaptureSession? = try exitingOnCaptureError { () throws(CaptureError) in
-            try CaptureSession(device: path, request: request)
-        }
+        var session: CaptureSession? = try CaptureSession(device: path, request: request)
         reportAgreement(session!.agreed, asked: request, device: path)
         var count = 0, dropped = 0, damaged = 0
-        while count < limit ?? Int.max {
+        while count < limit ?? Int.max, !Interrupt.requested {
             do {
                 if session == nil { session = try reopen(path, request) }
                 try session!.withNextFrame { frame, info in try body(frame, info.timestamp) }
@@ -96,8 +100,6 @@ struct SourceOptions: ParsableArguments {
                 dropped += session?.framesDropped ?? 0
                 damaged += session?.damagedFrames ?? 0
                 session = nil  // closes every handle: a device comes back only once all are closed
-            } catch let error as CaptureError {
-                try exitingOnCaptureError { () throws(CaptureError) in throw error }
             }
         }
         dropped += session?.framesDropped ?? 0
@@ -112,10 +114,9 @@ struct SourceOptions: ParsableArguments {
                 let session = try CaptureSession(device: path, request: request)
                 printError("eyedropper: \(path): back")
                 return session
-            } catch let error where [.notFound, .disconnected, .busy].contains(error.kind) {
-                usleep(500_000)
             } catch {
-                return try exitingOnCaptureError { () throws(CaptureError) in throw error }
+                guard [.notFound, .disconnected, .busy].contains(error.kind) else { throw error }
+                usleep(500_000)
             }
         }
     }

@@ -68,7 +68,65 @@ func runEyedropper(_ arguments: [String]) throws -> (status: Int32, stdout: Stri
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("--source photo.png"))
         let missing = try runEyedropper(["sample", "--source", "/nonexistent/clip.y4m"])
-        #expect(missing.status != 0)
-        #expect(missing.stderr.contains("/nonexistent/clip.y4m: cannot open: the file does not exist"))
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "eyedropper: /nonexistent/clip.y4m: cannot open: the file does not exist (No such file or directory): check the path\n")
+    }
+
+    /// Usage errors are one line naming the option, the value and what is wrong: no usage text.
+    @Test(arguments: [
+        (["sample", "--at", "1.5,0"], "eyedropper: The value '1.5,0' is invalid for '--at <X,Y>': point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner\n"),
+        (["sample", "--at", "nan,0.5"], "eyedropper: The value 'nan,0.5' is invalid for '--at <X,Y>': point nan,0.5 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner\n"),
+        (["sample", "--at", "0.5"], "eyedropper: The value '0.5' is invalid for '--at <X,Y>': give two numbers X,Y in 0...1, e.g. 0.5,0.5 for the centre\n"),
+        (["sample", "--size", "0x0"], "eyedropper: The value '0x0' is invalid for '--size <WxH>': give the width and height in pixels as WxH, both at least 1, e.g. 1280x720\n"),
+        (["sample", "--format", "xml"], "eyedropper: The value 'xml' is invalid for '--format <format>'. Please provide one of 'json', 'csv' or 'text'.\n"),
+        (["sample", "--every", "0"], "eyedropper: --every must be at least 1, got 0\n"),
+        (["sample", "--radius=-1"], "eyedropper: --radius: radius -1 is out of range: give 0 (one pixel) to 512\n"),
+    ])
+    func usageErrorsAreOneLineAndExit64(arguments: [String], message: String) throws {
+        let result = try runEyedropper(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr == message)
+        #expect(result.stdout.isEmpty)
+    }
+
+    /// A damaged file is a data error (65) naming the file and the frame.
+    @Test func damagedFileExits65NamingFileAndFrame() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.file("cut.y4m")
+        try ScratchDirectory.write(Array("YUV4MPEG2 W4 H2 F25:1 C420jpeg\nFRAME\n\u{10}\u{10}".utf8), to: path)
+        let result = try runEyedropper(["sample", "--source", path])
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("eyedropper: \(path): frame 0: "))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// CSV: a header, then one row per point and frame, with HSV and L*a*b*; --every thins frames.
+    @Test func csvHasAHeaderAndARowPerPointAndFrame() throws {
+        let result = try runEyedropper([
+            "sample", "--source", "testpattern", "--size", "640x480", "--format", "csv",
+            "--at", "0.0625,0.25", "--at", "0.5625,0.25", "--frames", "5", "--every", "2",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b
+            0,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00
+            0,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43
+            2,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00
+            2,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43
+            4,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00
+            4,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43
+
+            """)
+    }
+
+    /// Text, for people: the colorimetry once, then a line per point; no escape codes into a pipe.
+    @Test func textIsPlainWhenNotATerminal() throws {
+        let result = try runEyedropper(["sample", "--source", "testpattern", "--format", "text", "--at", "0.3125,0.25"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            1280x720, bt709 limited range
+            frame 0  at 0.3125,0.25  #00bfbe  rgb 0 191 190  hsv 180° 100% 75%  lab 70.2 -39.0 -10.9
+
+            """)
     }
 }

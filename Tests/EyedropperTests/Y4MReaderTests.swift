@@ -58,12 +58,12 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
 }
 
 /// A header, then one `FRAME` line and I420 bytes per frame: what a hand-made test file holds.
-private func y4mBytes(header: String, frames: [[UInt8]]) -> [UInt8] {
+func y4mBytes(header: String, frames: [[UInt8]]) -> [UInt8] {
     Array(header.utf8) + frames.flatMap { Array("FRAME\n".utf8) + $0 }
 }
 
 /// Distinct bytes for one frame of a 4x2 stream (8 luma, 2 Cb, 2 Cr).
-private func tinyFrame(_ seed: UInt8) -> [UInt8] { (0..<12).map { seed &+ UInt8($0) } }
+func tinyFrame(_ seed: UInt8) -> [UInt8] { (0..<12).map { seed &+ UInt8($0) } }
 
 @Suite struct Y4MReaderTests {
     @Test(arguments: [(1, 1), (2, 2), (3, 5), (33, 17), (64, 48), (1280, 720)])

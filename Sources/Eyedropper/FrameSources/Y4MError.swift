@@ -5,11 +5,15 @@ public struct Y4MError: Error, CustomStringConvertible, Hashable, Sendable {
     public let frame: Int?
     /// What went wrong and what to do about it.
     public let reason: String
+    /// Whether the file, or a directory on its path, does not exist: a missing input rather than
+    /// a damaged one (the command line exits 66 for it, 65 for bad data).
+    public let isMissing: Bool
 
-    public init(path: String, frame: Int?, reason: String) {
+    public init(path: String, frame: Int?, reason: String, isMissing: Bool = false) {
         self.path = path
         self.frame = frame
         self.reason = reason
+        self.isMissing = isMissing
     }
 
     /// `<path>: frame 3: <reason>` or `<path>: <reason>`.
@@ -23,7 +27,8 @@ public struct Y4MError: Error, CustomStringConvertible, Hashable, Sendable {
 
     /// The error for a failed open, read or write.
     static func system(_ path: String, frame: Int?, _ error: SystemError, writing: Bool = false) -> Y4MError {
-        Y4MError(path: path, frame: frame, reason: error.explained(writing: writing))
+        Y4MError(path: path, frame: frame, reason: error.explained(writing: writing),
+                 isMissing: !writing && error.cause == .notFound)
     }
 }
 
