@@ -1,5 +1,6 @@
 import ArgumentParser
 import Eyedropper
+import EyedropperJPEG
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,3 +75,4 @@ enum RangeChoice: String, ExpressibleByArgument, CaseIterable {
 extension PixelLayout: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {}
 extension ConversionKernel: ExpressibleByArgument {}
+extension ChromaSubsampling: ExpressibleByArgument {}

@@ -7,8 +7,8 @@ struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write frames as RGB JPEG (libturbojpeg) or binary PPM files.",
         discussion: """
-            The extension of --out picks the format: .jpg or .jpeg (4:2:0, --quality), .ppm (P6, \
-            exact). With --frames N above 1, a %d in PATH takes the frame number, or -0001, -0002, \
+            The extension of --out picks the format: .jpg or .jpeg (--quality, --subsampling), \
+            .ppm (P6, exact). With --frames N above 1, a %d in PATH takes the frame number, or -0001, -0002, \
             ... is added before the extension. Each file is written under a temporary name and \
             renamed when whole, so a failure leaves nothing behind. Prints each path written.
             """
@@ -21,6 +21,11 @@ struct Snapshot: ParsableCommand {
 
     @Option(help: "JPEG quality, 1 to 100.")
     var quality: Int = 90
+
+    @Option(help: ArgumentHelp(
+        "JPEG chroma: 444 keeps colour edges sharp (for checking colours); 420 is smaller and faster, and smears them.",
+        valueName: "444|420"))
+    var subsampling: ChromaSubsampling = .s444
 
     @Option(help: "How many frames to write.")
     var frames: Int = 1
@@ -39,7 +44,7 @@ struct Snapshot: ParsableCommand {
     }
 
     func run() throws {
-        let encoder = try JPEGEncoder(quality: quality)
+        let encoder = try JPEGEncoder(quality: quality, subsampling: subsampling)
         var sampler: ColorSampler?
         var index = 0
         try input.forEachFrame(limit: frames, done: "written") { frame, _ in
