@@ -11,13 +11,19 @@ enum Interrupt {
 
     static var requested: Bool { flag != 0 }
 
-    /// Installs the handlers; called by the commands that stream frames.
+    /// Installs the handlers; called by the commands that stream frames. Also unblocks the two
+    /// signals: a blocked mask is inherited through exec (Foundation's `Process` passes one on),
+    /// and a blocked Ctrl-C would wait unseen until the stream ended by itself.
     static func install() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
         for signalNumber in [SIGINT, SIGTERM] {
+            sigaddset(&signals, signalNumber)
             signal(signalNumber) { received in
                 if Interrupt.flag != 0 { _exit(128 + received) }
                 Interrupt.flag = 1
             }
         }
+        sigprocmask(SIG_UNBLOCK, &signals, nil)
     }
 }

@@ -67,7 +67,8 @@ struct SourceOptions: ParsableArguments {
         case "testpattern":
             let size = size ?? FrameSize(width: 1280, height: 720)
             let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer(layout: patternLayout)
-            for _ in 0..<(limit ?? 1) where !Interrupt.requested {
+            for _ in 0..<(limit ?? 1) {
+                if Interrupt.requested { break }
                 try buffer.withFrame { try body($0, 0) }
             }
         case let path where path.hasPrefix("/dev/"):
@@ -75,10 +76,12 @@ struct SourceOptions: ParsableArguments {
         case let path:
             let reader = try Y4MReader(path: path)
             let secondsPerFrame = reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
-            var count = 0
-            while count < limit ?? Int.max, !Interrupt.requested,
-                  try reader.readFrame({ try body($0, Double(count) * secondsPerFrame) }) == .frame {
-                count += 1
+            // Skipped frames are read whole (a damaged one is still an error) and keep their time.
+            let skipped = skip ?? 0
+            var index = 0
+            while index - skipped < limit ?? Int.max, !Interrupt.requested,
+                  try reader.readFrame({ if index >= skipped { try body($0, Double(index) * secondsPerFrame) } }) == .frame {
+                index += 1
             }
         }
     }

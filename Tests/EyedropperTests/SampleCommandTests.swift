@@ -100,6 +100,40 @@ func runEyedropper(_ arguments: [String]) throws -> (status: Int32, stdout: Stri
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    /// --skip drops a file's first frames: numbering starts at 0 after them, timestamps keep
+    /// the file's clock (25 fps: frame 3 of the file is at 0.12 s).
+    @Test func skipDropsAFilesFirstFramesKeepingItsClock() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.file("five.y4m")
+        try ScratchDirectory.write(y4mBytes(header: "YUV4MPEG2 W4 H2 F25:1 C420jpeg\n", frames: (0..<5).map { tinyFrame(UInt8($0) * 40) }), to: path)
+        let result = try runEyedropper(["sample", "--source", path, "--skip", "3", "--format", "csv", "--at", "0,0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").prefix(2).joined(separator: ",") }
+        #expect(rows == ["0,0.12", "1,0.16"])
+    }
+
+    /// Ctrl-C ends a stream after the frame being sampled: exit 0, every line printed whole.
+    @Test func interruptEndsTheStreamCleanly() throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = directory.appendingPathComponent("eyedropper")
+        process.arguments = ["sample", "--source", "testpattern", "--size", "64x48", "--frames", "1000000000", "--every", "1000"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        // The first line arrives at once (stdout is line-buffered), so the stream is under way.
+        let first = out.fileHandleForReading.availableData
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix(#"{"frame":0,"#))
+        kill(process.processIdentifier, SIGINT)
+        let rest = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let text = String(decoding: first + rest, as: UTF8.self)
+        #expect(text.hasSuffix("}]}\n"))
+        #expect(text.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"frame":"#) && $0.hasSuffix("}]}") })
+    }
+
     /// CSV: a header, then one row per point and frame, with HSV and L*a*b*; --every thins frames.
     @Test func csvHasAHeaderAndARowPerPointAndFrame() throws {
         let result = try runEyedropper([
