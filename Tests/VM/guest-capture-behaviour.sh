@@ -17,6 +17,13 @@ fps=$(awk -v a="$first" -v b="$last" 'BEGIN { if (b > a) printf "%.2f", 49 / (b 
 if awk -v f="$fps" 'BEGIN { exit !(f >= 24 && f <= 26) }'; then pass "fps: 25 asked, $fps delivered"
 else fail "fps: 25 asked" "$fps delivered ($first .. $last): $(cat /tmp/fps.err)"; fi
 
+# bench on a camera: conversion times of real frames, and the camera's own frame interval.
+B=$(eyedropper bench --source $DEV --size 640x480 --pixel-format NV12 --fps 25 --skip 2 --frames 20 --format json 2>/tmp/bench.err)
+bfps=$(echo "$B" | sed -n 's/.*"fps":\([0-9.]*\).*/\1/p')
+if echo "$B" | grep -q '^{"width":640,"height":480,"layout":"nv12","output":"rgba","threads":1,"frames":20,"min_ms":' \
+    && awk -v f="${bfps:-0}" 'BEGIN { exit !(f >= 24 && f <= 26) }'; then pass "bench: 20 NV12 frames timed, camera at $bfps fps"
+else fail "bench on a camera" "$B $(cat /tmp/bench.err)"; fi
+
 # Busy: a second sampler on a streaming device fails with the busy error; the first goes on.
 eyedropper sample --source $DEV --fps 25 --skip 0 --frames 100000 > /tmp/first.out 2>/tmp/first.err &
 FIRST=$!
