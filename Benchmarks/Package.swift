@@ -18,7 +18,16 @@ let package = Package(
             path: "Sources/CLibYUV",
             providers: [.apt(["libyuv-dev"]), .brew(["libyuv"])]
         ),
-        // What the suites share: the same frames and sample points every run, one configuration.
+        // libturbojpeg called directly, as the JPEG suite's peer. The main package's CTurboJPEG is
+        // not a product, so other packages cannot depend on it; this is the same four lines.
+        .systemLibrary(
+            name: "CTurboJPEGBench",
+            path: "Sources/CTurboJPEGBench",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        // What the suites share: the same frames (random, test pattern, noisy test pattern) and
+        // sample points every run.
         .target(
             name: "BenchmarkSupport",
             dependencies: [
@@ -28,6 +37,7 @@ let package = Package(
         ),
         suite("Convert", ["CLibYUV"]),
         suite("Sample"),
+        suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench"]),
     ]
 )
 
