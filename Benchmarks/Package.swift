@@ -27,7 +27,7 @@ let package = Package(
             providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
         ),
         // What the suites share: the same frames (random, test pattern, noisy test pattern) and
-        // sample points every run.
+        // sample points every run, one configuration.
         .target(
             name: "BenchmarkSupport",
             dependencies: [
@@ -38,6 +38,7 @@ let package = Package(
         suite("Convert", ["CLibYUV"]),
         suite("Sample"),
         suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench"]),
+        suite("EndToEnd", [.product(name: "EyedropperJPEG", package: "Eyedropper")]),
     ]
 )
 
