@@ -18,35 +18,43 @@ let package = Package(
             path: "Sources/CLibYUV",
             providers: [.apt(["libyuv-dev"]), .brew(["libyuv"])]
         ),
-        // What both suites use to make the same random frames every run.
+        // libturbojpeg called directly, as the JPEG suite's peer. The main package's CTurboJPEG is
+        // not a product, so other packages cannot depend on it; this is the same four lines.
+        .systemLibrary(
+            name: "CTurboJPEGBench",
+            path: "Sources/CTurboJPEGBench",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        // What the suites share: the same frames (random, test pattern, noisy test pattern) and
+        // sample points every run, one configuration.
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "Eyedropper", package: "Eyedropper")]
-        ),
-        .executableTarget(
-            name: "Convert",
             dependencies: [
-                "BenchmarkSupport",
                 .product(name: "Eyedropper", package: "Eyedropper"),
                 .product(name: "Benchmark", package: "benchmark"),
-                "CLibYUV",
-            ],
-            path: "Benchmarks/Convert",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
-        .executableTarget(
-            name: "Sample",
-            dependencies: [
-                "BenchmarkSupport",
-                .product(name: "Eyedropper", package: "Eyedropper"),
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/Sample",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
-            ]
-        ),
+        suite("Convert", ["CLibYUV"]),
+        suite("Sample"),
+        suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench"]),
+        suite("EndToEnd", [.product(name: "EyedropperJPEG", package: "Eyedropper")]),
     ]
 )
+
+/// A suite: Benchmarks/<name>/<name>.swift, run by package-benchmark's plugin, with the support
+/// target, the library and package-benchmark, and whatever peers it measures against.
+func suite(_ name: String, _ peers: [Target.Dependency] = []) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [
+            "BenchmarkSupport",
+            .product(name: "Eyedropper", package: "Eyedropper"),
+            .product(name: "Benchmark", package: "benchmark"),
+        ] + peers,
+        path: "Benchmarks/\(name)",
+        plugins: [
+            .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+        ]
+    )
+}

@@ -13,15 +13,9 @@ import CLibYUV
 import Eyedropper
 
 let benchmarks: @Sendable () -> Void = {
-    // One frame per iteration, microseconds everywhere so rows compare at a glance. A second is
-    // plenty: a 4K conversion runs hundreds of times in it, a VGA one hits the iteration cap.
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        timeUnits: .microseconds,
-        warmupIterations: 5,
-        maxDuration: .seconds(1),
-        maxIterations: 1000
-    )
+    // One frame per iteration. A second is plenty: a 4K conversion runs hundreds of times in
+    // it, a VGA one hits the iteration cap.
+    Benchmark.defaultConfiguration = .suite()
 
     let sizes = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
     for (width, height) in sizes {
@@ -132,16 +126,10 @@ final class Fixture {
     let output: UnsafeMutableRawBufferPointer
 
     init(_ shape: Shape, colorimetry: Colorimetry, kernel: ConversionKernel = .best) {
-        do {
-            frame = try FrameBuffer(
-                layout: shape.layout, width: shape.width, height: shape.height, colorimetry: colorimetry)
-        } catch {
-            fatalError("cannot make a \(shape.width)x\(shape.height) frame: \(error)")
-        }
         // Random samples, not a smooth pattern: no kernel can profit from repeated values, and
         // the fixed seed makes every run convert the same bytes.
-        var generator = SplitMix64(seed: 0x4579_6564_726f_7070)
-        generator.fill(frame)
+        frame = FrameContent.random.makeFrame(
+            layout: shape.layout, width: shape.width, height: shape.height, colorimetry: colorimetry)
         format = shape.format
         converter = YCbCrConverter(colorimetry: colorimetry, kernel: kernel)
         output = .allocate(byteCount: shape.width * shape.height * shape.format.bytesPerPixel, alignment: 64)

@@ -19,13 +19,7 @@ import BenchmarkSupport
 import Eyedropper
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        timeUnits: .microseconds,
-        warmupIterations: 5,
-        maxDuration: .seconds(1),
-        maxIterations: 1000
-    )
+    Benchmark.defaultConfiguration = .suite()
 
     let (width, height) = (1920, 1080)
     for count in [1, 10, 100] {
@@ -84,19 +78,8 @@ final class SampleFixture {
     var samples: [ColorSample] = []
 
     init(width: Int, height: Int, points count: Int, radius: Int, path: ColorSampler.Path) {
-        do {
-            frame = try FrameBuffer(layout: .i420, width: width, height: height, colorimetry: .bt709Limited)
-        } catch {
-            fatalError("cannot make a \(width)x\(height) frame: \(error)")
-        }
-        var generator = SplitMix64(seed: 0x4579_6564_726f_7070)
-        generator.fill(frame)
-        // Points from their own seed, so every row with n points samples the same n spots, in
-        // random order over the whole frame (no row or cache-line locality between points).
-        var pointGenerator = SplitMix64(seed: 0x5361_6d70_6c65_0001)
-        points = (0..<count).map { _ in
-            try! SamplePoint(x: pointGenerator.nextUnit(), y: pointGenerator.nextUnit())
-        }
+        frame = FrameContent.random.makeFrame(width: width, height: height, colorimetry: .bt709Limited)
+        points = SplitMix64.samplePoints(count)
         sampler = ColorSampler(colorimetry: .bt709Limited)
         self.radius = radius
         self.path = path
