@@ -1,25 +1,34 @@
-/// Converts one frame on several threads, each taking a band of rows (of at least half a megapixel).
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Converts one frame on several threads, which share its rows in chunks.
 ///
-/// The threads start once, in `init`, and wait between frames; a conversion hands them its rows
-/// and returns when every band is done, so nothing is allocated per frame and the frame is never
-/// used after `convert` returns. One owner calls `convert`; for several frames at once, use one
-/// `YCbCrConverter` per worker instead.
+/// The threads start once, in `init`, and wait between frames, spinning for 0.2 ms before they
+/// sleep. A conversion wakes them and converts rows itself at once, taking chunks of rows from a
+/// shared counter, so a helper that wakes late takes only what is left instead of holding up
+/// the frame (waking a sleeping thread took 46-73 us here, half of a 1080p frame on one thread:
+/// Benchmarks/Probes/handoff.c). `convert` returns when
+/// every chunk is done, so nothing is allocated per frame and the frame is never used after it
+/// returns. One owner calls `convert`; for several frames at once, use one `YCbCrConverter` per
+/// worker instead.
 public final class ParallelConverter {
     public let converter: YCbCrConverter
     /// The most threads one frame uses, the calling thread included.
     public let threads: Int
 
-    /// Waking a helper thread costs more than converting a small frame gains: at 640x480, two
-    /// threads took 0.046 ms against 0.034 on one, at 1280x720 they broke even, at 1920x1080 they
-    /// won (0.18 ms against 0.23). So a band is at least this many pixels.
-    static let minimumBandPixels = 1 << 19
-    private let crew: BandCrew?
+    /// Below this many pixels the helpers are not woken: at 640x480, waking one cost more than
+    /// it saved when the frame was split in fixed bands (0.046 ms on two threads against 0.034 on
+    /// one).
+    static let minimumSharedPixels = 1 << 19
+    private let crew: ChunkCrew?
 
     public init(converter: YCbCrConverter, threads: Int) {
         precondition(threads >= 1, "a conversion needs at least one thread, got \(threads)")
         self.converter = converter
         self.threads = threads
-        crew = threads > 1 ? BandCrew(helpers: threads - 1) : nil
+        crew = threads > 1 ? ChunkCrew(helpers: threads - 1) : nil
     }
 
     deinit { crew?.stop() }
@@ -31,79 +40,120 @@ public final class ParallelConverter {
     ) throws(FrameGeometryError) {
         let target = try RGBDestination(
             destination, format: format, width: frame.width, height: frame.height, stride: stride)
-        let bands = min(threads, max(1, frame.width * frame.height / Self.minimumBandPixels))
-        let job = BandJob(converter: converter, frame: frame.geometry, target: target, bands: bands)
-        if bands > 1, let crew {
+        let job = ChunkJob(converter: converter, frame: frame.geometry, target: target)
+        if let crew, frame.width * frame.height >= Self.minimumSharedPixels {
             crew.run(job)
         } else {
-            job.convert(band: 0)
+            converter.convertRows(frame.geometry, 0..<frame.height, into: target)
         }
     }
 }
 
-/// One frame's conversion, split into `bands` bands of whole chroma rows.
-struct BandJob: Sendable {
+/// One frame's conversion, in chunks of `rowsPerChunk` rows.
+struct ChunkJob: Sendable {
     let converter: YCbCrConverter
     let frame: FrameGeometry
     let target: RGBDestination
-    let bands: Int
 
-    func convert(band: Int) {
-        guard band < bands else { return }
-        func boundary(_ index: Int) -> Int { index == bands ? frame.height : (index * frame.height / bands) & ~1 }
-        let rows = boundary(band)..<boundary(band + 1)
-        if !rows.isEmpty { converter.convertRows(frame, rows, into: target) }
+    /// Even, so no chunk splits a chroma row; small, so a helper that wakes late still finds work
+    /// and the caller never waits long for the last chunk; large enough that claiming one (an
+    /// atomic add) costs nothing next to converting it (16 rows of 1080p: about 2 us).
+    static let rowsPerChunk = 16
+
+    var chunks: Int { (frame.height + Self.rowsPerChunk - 1) / Self.rowsPerChunk }
+
+    func convert(chunk: Int) {
+        let top = chunk * Self.rowsPerChunk
+        converter.convertRows(frame, top..<min(frame.height, top + Self.rowsPerChunk), into: target)
     }
 }
 
-/// Helper threads that each convert one band of every job; the caller converts band 0.
+/// Helper threads that, when woken for a job, take chunks of it until none is left; the caller
+/// takes chunks too, from the same counter.
 ///
-/// All mutable state is guarded by `monitor` (hence `@unchecked Sendable`).
-private final class BandCrew: @unchecked Sendable {
+/// The job and the counts are guarded by `monitor` (hence `@unchecked Sendable`); chunks are
+/// claimed from the atomic `nextChunk`, reset under the monitor before each job is published.
+private final class ChunkCrew: @unchecked Sendable {
     private let monitor = Monitor()
-    private var job: BandJob?
+    private let nextChunk = Atomic<Int>(0)
+    /// `generation`, readable without the monitor: helpers watch it for a while before sleeping.
+    private let published = Atomic<UInt64>(0)
+    private var job: ChunkJob?
     private var generation: UInt64 = 0
-    private var pending = 0
+    /// Helpers inside the current job: the caller waits for them before the frame is released.
+    private var working = 0
     private var stopping = false
     private var threads: [Thread] = []
 
     init(helpers: Int) {
-        threads = (1...helpers).map { band in Thread { [self] in serve(band: band) } }
+        threads = (1...helpers).map { _ in Thread { [self] in serve() } }
     }
 
-    /// Runs `job` on every band and returns when all are done.
-    func run(_ job: BandJob) {
+    /// Runs every chunk of `job` and returns when all are done.
+    func run(_ job: ChunkJob) {
         monitor.locked {
+            nextChunk.store(0, ordering: .relaxed)
             self.job = job
             generation &+= 1
-            pending = threads.count
+            published.store(generation, ordering: .relaxed)
             monitor.broadcast()
         }
-        job.convert(band: 0)
+        convertChunks(of: job)
+        // Every chunk is claimed; close the job so late helpers skip it, and wait for the
+        // helpers still converting theirs.
         monitor.locked {
-            while pending > 0 { monitor.wait() }
             self.job = nil
+            while working > 0 { monitor.wait() }
         }
     }
 
-    private func serve(band: Int) {
+    private func convertChunks(of job: ChunkJob) {
+        let chunks = job.chunks
+        while true {
+            let chunk = nextChunk.wrappingAdd(1, ordering: .relaxed).oldValue
+            if chunk >= chunks { return }
+            job.convert(chunk: chunk)
+        }
+    }
+
+    private func serve() {
         var seen: UInt64 = 0
-        while let job = nextJob(after: &seen) {
-            job.convert(band: band)
+        while true {
+            awaitPublication(after: seen)
+            guard let job = nextJob(after: &seen) else { return }
+            convertChunks(of: job)
             monitor.locked {
-                pending -= 1
-                if pending == 0 { monitor.broadcast() }
+                working -= 1
+                if working == 0 { monitor.broadcast() }
             }
         }
     }
 
-    /// The next job once the generation moves past `seen`; nil when stopping.
-    private func nextJob(after seen: inout UInt64) -> BandJob? {
+    /// Spins for up to `spinSeconds` watching for a job after `seen`: frames converted back to
+    /// back then find the helper awake, instead of paying to wake it each time.
+    private func awaitPublication(after seen: UInt64) {
+        let deadline = monotonicNanoseconds() + Self.spinNanoseconds
+        while published.load(ordering: .relaxed) == seen {
+            for _ in 0..<64 where published.load(ordering: .relaxed) == seen {}
+            if monotonicNanoseconds() > deadline { return }
+        }
+    }
+
+    static let spinNanoseconds: UInt64 = 200_000
+
+    /// The next job still open once the generation moves past `seen`, counted in `working`;
+    /// nil when stopping.
+    private func nextJob(after seen: inout UInt64) -> ChunkJob? {
         monitor.locked {
-            while generation == seen && !stopping { monitor.wait() }
-            if stopping { return nil }
-            seen = generation
-            return job
+            while true {
+                while generation == seen && !stopping { monitor.wait() }
+                if stopping { return nil }
+                seen = generation
+                if let job {
+                    working += 1
+                    return job
+                }
+            }
         }
     }
 
@@ -115,4 +165,10 @@ private final class BandCrew: @unchecked Sendable {
         }
         for thread in threads { thread.join() }
     }
+}
+
+private func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
