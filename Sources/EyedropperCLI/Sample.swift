@@ -62,11 +62,7 @@ private struct SampleOutput {
         let colorimetry = input.colorimetry(of: frame)
         if sampler?.colorimetry != colorimetry { sampler = ColorSampler(colorimetry: colorimetry) }
         try sampler!.sample(frame, at: points, radius: radius, into: &samples)
-        let fields = samples.map { sample in
-            let (point, color) = (sample.point, sample.color)
-            return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)"}"#
-        }
-        print(#"{"frame":\#(frameIndex),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#)
+        print(SampleJSON.object(frame: frameIndex, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
         frameIndex += 1
     }
 }
