@@ -1,11 +1,11 @@
 import ArgumentParser
 
 @main
-struct EyedropperCommand: ParsableCommand {
+struct EyedropperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eyedropper",
         abstract: "Sample colours from camera frames, exactly.",
-        subcommands: [Sample.self, Snapshot.self, Devices.self, Formats.self],
+        subcommands: [Sample.self, Snapshot.self, Devices.self, Formats.self, Serve.self],
         defaultSubcommand: Sample.self
     )
 }
