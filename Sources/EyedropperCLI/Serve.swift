@@ -65,12 +65,7 @@ struct Serve: AsyncParsableCommand {
 
     /// What --source and its options name, as `SourceOptions.forEachFrame` reads them.
     private func source() -> ServeConfiguration.Source {
-        var path = input.source
-        if path == nil {
-            path = CaptureDevices.list().first?.path
-            printError("eyedropper: no --source given: reading \(path ?? "the built-in test pattern")")
-        }
-        switch path ?? "testpattern" {
+        switch input.sourceOrDefault() {
         case "testpattern":
             return .testPattern(width: input.size?.width ?? 1280, height: input.size?.height ?? 720)
         case let device where device.hasPrefix("/dev/"):
@@ -84,15 +79,12 @@ struct Serve: AsyncParsableCommand {
 }
 
 /// `HOST:PORT` or `[IPv6]:PORT`.
-struct ListenAddress: ExpressibleByArgument, Hashable {
+struct ListenAddress: Hashable {
     var host: String
     var port: Int
+}
 
-    init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
+extension ListenAddress: ExpressibleByArgument {
     init?(argument: String) {
         guard let colon = argument.lastIndex(of: ":"), let port = Int(argument[argument.index(after: colon)...]),
               (0...65535).contains(port)

@@ -52,12 +52,7 @@ struct SourceOptions: ParsableArguments {
     /// for a file) to `body`, `limit` frames or until the source ends (a camera: never; the test
     /// pattern: one frame by default). `done` names what happened to frames in the closing line.
     func forEachFrame(limit: Int?, done: String, _ body: (borrowing PlanarFrame, Double) throws -> Void) throws {
-        var source = self.source
-        if source == nil {
-            source = CaptureDevices.list().first?.path
-            printError("eyedropper: no --source given: reading \(source ?? "the built-in test pattern")")
-        }
-        switch source ?? "testpattern" {
+        switch sourceOrDefault() {
         case "testpattern":
             let size = size ?? FrameSize(width: 1280, height: 720)
             let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer()
