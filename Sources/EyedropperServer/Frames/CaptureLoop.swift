@@ -46,6 +46,7 @@ final class CaptureLoop: Sendable {
 
     private func run() {
         var publisher = FramePublisher(configuration: configuration, frames: frames, statistics: statistics)
+        var lastFailure: (reason: String, framesCaptured: Int)?
         while !stopped {
             do {
                 switch configuration.source {
@@ -58,7 +59,12 @@ final class CaptureLoop: Sendable {
                 }
             } catch {
                 frames.fail("\(error)")
-                log("eyedropper: \(error)" + (configuration.reconnect ? "; trying again (--reconnect)" : ""))
+                // Once per outage, not twice a second while a camera stays away.
+                let failure = (reason: "\(error)", framesCaptured: statistics.framesCaptured)
+                if lastFailure.map({ $0 != failure }) ?? true {
+                    log("eyedropper: \(error)" + (configuration.reconnect ? "; trying again (--reconnect)" : ""))
+                    lastFailure = failure
+                }
                 guard configuration.reconnect else { return }
                 for _ in 0..<5 where !stopped { usleep(100_000) }
             }

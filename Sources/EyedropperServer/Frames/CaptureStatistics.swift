@@ -59,6 +59,8 @@ final class CaptureStatistics: Sendable {
         }
     }
 
+    var framesCaptured: Int { state.withLock { $0.snapshot.framesCaptured } }
+
     func snapshot() -> Snapshot {
         let (snapshot, conversions, publishes) = state.withLock { ($0.snapshot, $0.conversionTimes, $0.publishTimes) }
         var result = snapshot
