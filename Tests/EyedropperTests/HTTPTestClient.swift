@@ -43,8 +43,7 @@ final class HTTPConnection {
 
     /// Sends a GET and reads the status line and headers.
     func get(_ target: String) throws -> (status: Int, headers: [String: String]) {
-        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        send(target)
         while true {
             if let end = find([13, 10, 13, 10]) {
                 let head = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
@@ -60,6 +59,12 @@ final class HTTPConnection {
             }
             guard try fill() else { throw HTTPTestError("connection closed before the response head") }
         }
+    }
+
+    /// Sends a GET, reading nothing.
+    func send(_ target: String) {
+        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        _ = request.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     }
 
     /// Reads body bytes until `done` says the bytes so far are enough, or the body ends; returns them.

@@ -73,7 +73,7 @@ final class JPEGCache: Sendable {
                     return state.waiters
                 }
                 for waiter in waiters { waiter.resume() }
-                encoded.add(1, ordering: .relaxed)
+                if case .success = result { encoded.add(1, ordering: .relaxed) }
                 return try result.get()
             }
         }

@@ -91,12 +91,11 @@ struct Endpoints: Sendable {
     private func streaming(
         contentType: String, _ write: @escaping @Sendable (inout any ResponseBodyWriter) async throws -> Void
     ) throws -> Response {
-        guard streams.open() else { throw TooManyStreams(limit: streams.limit) }
-        let streams = self.streams
+        guard let place = streams.open() else { throw TooManyStreams(limit: streams.limit) }
         return Response(
             status: .ok, headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: ResponseBody { writer in
-                defer { streams.close() }
+                defer { withExtendedLifetime(place) {} }
                 try await write(&writer)
                 try await writer.finish(nil)
             })
@@ -127,16 +126,23 @@ final class StreamLimit: Sendable {
 
     var count: Int { clients.withLock { $0 } }
 
-    /// Takes a place; false when all `limit` are taken.
-    func open() -> Bool {
-        clients.withLock { count in
+    /// Takes a place, held until the place is released; nil when all `limit` are taken.
+    func open() -> Place? {
+        let taken = clients.withLock { count in
             guard count < limit else { return false }
             count += 1
             return true
         }
+        return taken ? Place(self) : nil
     }
 
-    func close() { clients.withLock { $0 -= 1 } }
+    /// One open stream. Its place frees when the response that holds it is gone, whether its body
+    /// ran to the end, failed, or never started (the client left before the head was written).
+    final class Place: Sendable {
+        private let limit: StreamLimit
+        fileprivate init(_ limit: StreamLimit) { self.limit = limit }
+        deinit { limit.clients.withLock { $0 -= 1 } }
+    }
 }
 
 /// What a handler answers, its errors included: 400 naming the parameter, 503 with the reason the
