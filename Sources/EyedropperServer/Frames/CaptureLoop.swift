@@ -1,6 +1,6 @@
 import Eyedropper
-import EyedropperCapture
 import Synchronization
+import EyedropperCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +16,7 @@ final class CaptureLoop: Sendable {
     private let statistics: CaptureStatistics
     private let log: @Sendable (String) -> Void
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<Thread?>(nil)
+    private let thread = Locked<Thread?>(nil)
 
     init(
         configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics,

@@ -1,5 +1,4 @@
 import Eyedropper
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,7 +27,7 @@ final class CaptureStatistics: Sendable {
 
     /// How many recent frames the rate and percentiles cover.
     static let window = 1024
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {
         state.withLock { state in

@@ -1,7 +1,7 @@
 import Eyedropper
+import Synchronization
 import EyedropperJPEG
 import Hummingbird
-import Synchronization
 
 /// One frame compressed to JPEG, shared by every client that asks for that frame.
 struct EncodedFrame: Sendable {
@@ -29,7 +29,7 @@ final class JPEGCache: Sendable {
 
     private let frames: LatestFrame
     private let encoder: EncoderBox
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Frames compressed since the start: for the tests and the metrics.
     private let encoded = Atomic<Int>(0)
 

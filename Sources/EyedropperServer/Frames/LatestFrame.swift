@@ -1,5 +1,4 @@
 import Eyedropper
-import Synchronization
 
 /// What is known about one published frame; its pixels stay in `LatestFrame`.
 public struct FrameInfo: Hashable, Sendable {
@@ -63,7 +62,7 @@ final class LatestFrame: Sendable {
         var failure: String?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(slots: Int = 3) {
         state.withLock { state in

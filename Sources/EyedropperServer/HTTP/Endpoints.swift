@@ -1,7 +1,6 @@
 import Eyedropper
 import Foundation
 import Hummingbird
-import Synchronization
 
 /// The HTTP API over one capture: every handler reads the newest published frame and none waits
 /// for the capture thread, nor the capture thread for it.
@@ -120,7 +119,7 @@ private struct TooManyStreams: Error {
 /// Counts open stream responses against a limit.
 final class StreamLimit: Sendable {
     let limit: Int
-    private let clients = Mutex(0)
+    private let clients = Locked(0)
 
     init(limit: Int) { self.limit = limit }
 
