@@ -71,13 +71,18 @@ class Browser:
         return result["result"].get("value")
 
     def wait_for(self, expression, seconds=15):
+        """Until `expression` is true; an exception (e.g. the page not loaded yet) is a no."""
         deadline = time.monotonic() + seconds
+        last = None
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
-            if value:
-                return value
+            try:
+                value = self.evaluate(expression)
+                if value:
+                    return value
+            except RuntimeError as error:
+                last = error
             time.sleep(0.1)
-        raise RuntimeError(f"timed out waiting for {expression}")
+        raise RuntimeError(f"timed out waiting for {expression}: {last}")
 
     def click(self, x, y):
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):

@@ -9,15 +9,8 @@ Scripts/install-deps curl
 swift build --sanitize=thread --scratch-path .build/tsan --product eyedropper >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-.build/tsan/debug/eyedropper serve --source testpattern --size 640x480 --listen 127.0.0.1:0 2>"$work/serve.log" &
-server=$!
-port=""
-for _ in $(seq 100); do
-  port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/serve.log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/serve.log" >&2; kill $server; exit 1; }
+source Tests/Serve/start-serve.sh
+start_serve .build/tsan/debug/eyedropper "$work/serve.log" --source testpattern --size 640x480
 base="http://127.0.0.1:$port"
 for _ in 1 2 3; do curl -s -N --max-time 10 "$base/api/v1/stream.mjpg" >/dev/null & done
 for _ in 1 2; do curl -s -N --max-time 10 "$base/api/v1/samples" >/dev/null & done
