@@ -62,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EyedropperTests",
-            dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperServer"]
+            dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG"]
         ),
     ]
 )
