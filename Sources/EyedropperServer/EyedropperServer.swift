@@ -5,8 +5,8 @@ import ServiceLifecycle
 /// `eyedropper serve`: one capture, converted and sampled once a frame, answering any number of
 /// HTTP clients from the newest frame.
 public enum EyedropperServer {
-    /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end, the camera is
-    /// released and this returns. `log` gets progress lines, including the address served on.
+    /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end (a client that
+    /// has stopped reading is cut off after 2 seconds), the camera is released and this returns. `log` gets progress lines, including the address served on.
     public static func run(_ configuration: ServeConfiguration, log: @escaping @Sendable (String) -> Void) async throws {
         let frames = LatestFrame()
         let statistics = CaptureStatistics()
@@ -35,10 +35,13 @@ public enum EyedropperServer {
         }
         // Services stop in reverse order: the capture first, which ends every open stream, so the
         // server then finds its connections finishing instead of waiting on endless responses.
-        let group = ServiceGroup(configuration: .init(
+        // A stream whose client stopped reading is stuck in a write no frame can end: after 2 s
+        // the group cancels what is left, which ends that write.
+        var group = ServiceGroupConfiguration(
             services: [app, CaptureShutdown(frames: frames, capture: capture)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(2)
+        try await ServiceGroup(configuration: group).run()
     }
 }
 

@@ -182,9 +182,15 @@ final class ServerProcess {
 
     func get(_ target: String) throws -> HTTPResponseRead { try httpGet(port: port, target) }
 
-    /// Sends `signal` and returns the exit status and everything written to stderr.
+    /// Sends `signal` and returns the exit status and everything written to stderr; kills the
+    /// server (status SIGKILL) if it has not ended 10 seconds later.
     func stop(signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
         kill(process.processIdentifier, signal)
+        for _ in 0..<100 where process.isRunning { usleep(100_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            stderr += "(killed: still running 10 s after signal \(signal))\n"
+        }
         process.waitUntilExit()
         stderr += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationStatus, stderr)

@@ -240,6 +240,7 @@ import Glibc
         let viewer = try HTTPConnection(port: server.port)
         _ = try viewer.get("/api/v1/stream.mjpg")
         _ = try viewer.readBody { Self.count("Content-Type: image/jpeg", in: $0) >= 3 }
+        withExtendedLifetime(stalled) {}  // connected, unread, until here
         _ = server.stop()
     }
 
@@ -258,6 +259,19 @@ import Glibc
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(viewer.isClosedByServer())
         #expect(events.isClosedByServer())
+    }
+
+    /// A stream client that stopped reading (its socket buffers full, the server's write waiting)
+    /// does not keep the server from stopping.
+    @Test func stalledStreamDoesNotBlockShutdown() throws {
+        let server = try ServerProcess(["--source", "testpattern"])
+        let stalled = try HTTPConnection(port: server.port)
+        _ = try stalled.get("/api/v1/stream.mjpg")  // and never read again: after 10 s of 1280x720 parts the socket buffers (grown to about 4 MB) are full and the write waits
+        sleep(10)
+        let started = Date()
+        let stopped = withExtendedLifetime(stalled) { server.stop() }
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(Date().timeIntervalSince(started) < 6)
     }
 
     @Test func nonLoopbackListenWarns() throws {
