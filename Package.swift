@@ -11,6 +11,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         // The 256-bit row kernels. C, not Swift: Swift has no per-function target attribute, and
@@ -34,12 +37,26 @@ let package = Package(
             name: "EyedropperJPEG",
             dependencies: ["Eyedropper", "CTurboJPEG"]
         ),
+        // `eyedropper serve`: one capture shared by many HTTP clients, in a target of its own so
+        // that the other commands and library users never link the HTTP stack.
+        .target(
+            name: "EyedropperServer",
+            dependencies: [
+                "Eyedropper",
+                "EyedropperCapture",
+                "EyedropperJPEG",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "EyedropperCLI",
             dependencies: [
                 "Eyedropper",
                 "EyedropperCapture",
                 "EyedropperJPEG",
+                "EyedropperServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -60,6 +60,26 @@ extension SamplePoint: ExpressibleByArgument {
     }
 }
 
+/// The points to sample and the patch around each: shared by `sample` and `serve`.
+struct PointOptions: ParsableArguments {
+    @Option(name: .customLong("at"), help: ArgumentHelp(
+        "A point to sample, X,Y in 0...1 from the top-left corner (repeatable; default: the centre).",
+        valueName: "X,Y"), transform: SamplePoint.parse)
+    var points: [SamplePoint] = []
+
+    @Option(help: "Average the (2R+1)x(2R+1) pixels around each point (0: the single pixel).")
+    var radius: Int = 0
+
+    func validate() throws {
+        guard (0...SamplingError.maximumRadius).contains(radius) else {
+            throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
+        }
+    }
+
+    /// The --at points, or the centre when none is given.
+    var pointsOrCentre: [SamplePoint] { points.isEmpty ? [SamplePoint.center] : points }
+}
+
 enum MatrixChoice: String, ExpressibleByArgument, CaseIterable {
     case auto, bt601, bt709, bt2020
 

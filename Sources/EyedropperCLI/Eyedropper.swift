@@ -17,7 +17,7 @@ struct EyedropperCommand: AsyncParsableCommand {
             file, 66 a missing file or device, 73 an output file that cannot be written, 74 a \
             device busy, gone or silent, 77 permission denied.
             """,
-        subcommands: [Sample.self, Snapshot.self, Bench.self, Devices.self, Formats.self],
+        subcommands: [Sample.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self],
         defaultSubcommand: Sample.self
     )
 

@@ -27,13 +27,7 @@ struct Sample: ParsableCommand {
 
     @OptionGroup var input: SourceOptions
 
-    @Option(name: .customLong("at"), help: ArgumentHelp(
-        "A point to sample, X,Y in 0...1 from the top-left corner (repeatable; default: the centre).",
-        valueName: "X,Y"), transform: SamplePoint.parse)
-    var points: [SamplePoint] = []
-
-    @Option(help: "Average the (2R+1)x(2R+1) pixels around each point (0: the single pixel).")
-    var radius: Int = 0
+    @OptionGroup var sampling: PointOptions
 
     @Option(help: "Stop after this many frames (default: all of a file, 1 of the test pattern, a camera until Ctrl-C).")
     var frames: Int?
@@ -47,14 +41,11 @@ struct Sample: ParsableCommand {
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
         if every < 1 { throw ValidationError("--every must be at least 1, got \(every)") }
-        guard (0...SamplingError.maximumRadius).contains(radius) else {
-            throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
-        }
     }
 
     func run() throws {
         var output = SampleOutput(
-            points: points.isEmpty ? [SamplePoint.center] : points, radius: radius, format: format,
+            points: sampling.pointsOrCentre, radius: sampling.radius, format: format,
             swatches: isatty(STDOUT_FILENO) != 0)
         var frameIndex = 0
         try input.forEachFrame(limit: frames, done: "read") { frame, timestamp in
@@ -96,11 +87,7 @@ private struct SampleOutput {
         let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
         switch format {
         case .json:
-            let fields = samples.map { sample in
-                let (point, color) = (sample.point, sample.color)
-                return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)"}"#
-            }
-            Swift.print(#"{"frame":\#(index),"timestamp":\#(timestamp),"matrix":"\#(matrix)","range":"\#(range)","samples":[\#(fields.joined(separator: ","))]}"#)
+            Swift.print(SampleJSON.object(frame: index, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
         case .csv:
             for sample in samples {
                 let (point, color) = (sample.point, sample.color)

@@ -58,12 +58,7 @@ struct SourceOptions: ParsableArguments {
         _ body: (borrowing PlanarFrame, Double) throws -> Void
     ) throws {
         Interrupt.install()
-        var source = self.source
-        if source == nil {
-            source = CaptureDevices.list().first?.path
-            printError("eyedropper: no --source given: reading \(source ?? "the built-in test pattern")")
-        }
-        switch source ?? "testpattern" {
+        switch sourceOrDefault() {
         case "testpattern":
             let size = size ?? FrameSize(width: 1280, height: 720)
             let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer(layout: patternLayout)

@@ -39,11 +39,11 @@ final class Monitor: @unchecked Sendable {
 }
 
 /// A started thread, joined once.
-struct Thread {
+public struct Thread {
     private let handle: pthread_t
 
     /// Starts `body` on a new thread.
-    init(_ body: @escaping @Sendable () -> Void) {
+    public init(_ body: @escaping @Sendable () -> Void) {
         final class Box: Sendable {
             let body: @Sendable () -> Void
             init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -58,5 +58,5 @@ struct Thread {
     }
 
     /// Waits for the thread to end.
-    func join() { pthread_join(handle, nil) }
+    public func join() { pthread_join(handle, nil) }
 }

@@ -106,7 +106,7 @@ public final class ColorSampler {
 
     /// The rounded mean of the pixels within `radius` of the point's pixel, clipped to the frame.
     @inline(__always)
-    static func patchMean(
+    public static func patchMean(
         around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
     ) -> RGB8 {
         let (cx, cy) = point.pixel(width: width, height: height)

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Eyedropper
+import EyedropperCapture
+import EyedropperServer
+
+/// `eyedropper serve`: one capture shared by any number of HTTP clients.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the colours, pictures and figures of one live capture over HTTP.",
+        discussion: """
+            Keeps one capture of SRC running, converts and samples each frame once and answers \
+            from the newest frame: GET / (a page: the live picture, click to sample), \
+            /api/v1/sample?at=X,Y&radius=R (one line of `sample`), /api/v1/frame.jpg?quality=Q, \
+            /api/v1/stream.mjpg (MJPEG), /api/v1/samples (Server-Sent Events at the --at points), \
+            /api/v1/status (JSON) and /metrics (Prometheus). Stops on Ctrl-C or SIGTERM.
+            """
+    )
+
+    @OptionGroup var input: SourceOptions
+
+    @Option(help: ArgumentHelp(
+        "Address and port to listen on; port 0 picks a free one. Anything but loopback is reachable by others.",
+        valueName: "HOST:PORT"))
+    var listen = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    /// The points sampled in every frame for /api/v1/samples, and the default of /api/v1/sample.
+    @OptionGroup var sampling: PointOptions
+
+    @Option(name: .customLong("max-streams"), help: "Most MJPEG and event-stream clients at once; more are answered 503.")
+    var maxStreams: Int = 16
+
+    @Option(help: "JPEG quality of frame.jpg and the MJPEG stream, 1 to 100.")
+    var quality: Int = 80
+
+    func validate() throws {
+        guard maxStreams >= 1 else { throw ValidationError("--max-streams must be at least 1, got \(maxStreams)") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, got \(quality)") }
+    }
+
+    func run() async throws {
+        var configuration = ServeConfiguration(source: source())
+        configuration.fps = input.fps ?? 30
+        configuration.reconnect = input.reconnect
+        configuration.matrix = input.matrix.matrix
+        configuration.range = input.range.range
+        configuration.points = sampling.pointsOrCentre
+        configuration.radius = sampling.radius
+        configuration.host = listen.host
+        configuration.port = listen.port
+        configuration.maxStreams = maxStreams
+        configuration.jpegQuality = quality
+        if !configuration.isLoopback {
+            printError("eyedropper: warning: listening on \(listen.host), not loopback: anyone who can reach this machine can watch the camera")
+        }
+        try await EyedropperServer.run(configuration) { printError($0) }
+    }
+
+    /// What --source and its options name, as `SourceOptions.forEachFrame` reads them.
+    private func source() -> ServeConfiguration.Source {
+        switch input.sourceOrDefault() {
+        case "testpattern":
+            return .testPattern(width: input.size?.width ?? 1280, height: input.size?.height ?? 720)
+        case let device where device.hasPrefix("/dev/"):
+            return .camera(device, CaptureRequest(
+                width: input.size?.width, height: input.size?.height, fps: input.fps, pixelFormat: input.pixelFormat,
+                skip: input.skip ?? 5))
+        case let file:
+            return .file(file)
+        }
+    }
+}
+
+/// `HOST:PORT` or `[IPv6]:PORT`.
+struct ListenAddress: Hashable {
+    var host: String
+    var port: Int
+}
+
+extension ListenAddress: ExpressibleByArgument {
+    init?(argument: String) {
+        guard let colon = argument.lastIndex(of: ":"), let port = Int(argument[argument.index(after: colon)...]),
+              (0...65535).contains(port)
+        else { return nil }
+        var host = String(argument[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.init(host: host, port: port)
+    }
+
+    var defaultValueDescription: String { "\(host):\(port)" }
+}

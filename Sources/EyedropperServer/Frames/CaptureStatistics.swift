@@ -1,0 +1,85 @@
+import Eyedropper
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Counters and timings of the capture thread, read by the status and metrics endpoints.
+final class CaptureStatistics: Sendable {
+    /// What the figures looked like at one moment.
+    struct Snapshot: Sendable {
+        var format: String?
+        var colorimetry: Colorimetry?
+        var framesCaptured = 0
+        var framesDropped = 0
+        /// Frames a second over the last two seconds.
+        var frameRate = 0.0
+        /// Seconds to convert one frame to RGB24: the 50th, 90th and 99th percentile and the
+        /// slowest of the last `window` frames.
+        var conversion: [(quantile: Double, seconds: Double)] = []
+    }
+
+    private struct State {
+        var snapshot = Snapshot()
+        var conversionTimes: [Double] = []
+        var publishTimes: [Double] = []
+        var next = 0
+    }
+
+    /// How many recent frames the rate and percentiles cover.
+    static let window = 1024
+    private let state = Locked(State())
+
+    init() {
+        state.withLock { state in
+            state.conversionTimes.reserveCapacity(Self.window)
+            state.publishTimes.reserveCapacity(Self.window)
+        }
+    }
+
+    /// The agreed format, e.g. "1280x720 NV12 read in place".
+    func setFormat(_ format: String) { state.withLock { $0.snapshot.format = format } }
+
+    /// Frames the source delivered that were never converted (the capture thread was behind).
+    func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }
+
+    func recordFrame(conversionSeconds: Double, colorimetry: Colorimetry) {
+        let now = Self.monotonicSeconds()
+        state.withLock { state in
+            state.snapshot.framesCaptured += 1
+            state.snapshot.colorimetry = colorimetry
+            if state.conversionTimes.count < Self.window {
+                state.conversionTimes.append(conversionSeconds)
+                state.publishTimes.append(now)
+            } else {
+                state.conversionTimes[state.next] = conversionSeconds
+                state.publishTimes[state.next] = now
+            }
+            state.next = (state.next + 1) % Self.window
+        }
+    }
+
+    var framesCaptured: Int { state.withLock { $0.snapshot.framesCaptured } }
+
+    func snapshot() -> Snapshot {
+        let (snapshot, conversions, publishes) = state.withLock { ($0.snapshot, $0.conversionTimes, $0.publishTimes) }
+        var result = snapshot
+        let now = Self.monotonicSeconds()
+        let recent = publishes.filter { now - $0 <= 2 }
+        if recent.count >= 2, let first = recent.min(), let last = recent.max(), last > first {
+            result.frameRate = Double(recent.count - 1) / (last - first)
+        }
+        let sorted = conversions.sorted()
+        if !sorted.isEmpty {
+            result.conversion = [0.5, 0.9, 0.99, 1].map { quantile in
+                (quantile, sorted[min(sorted.count - 1, Int((quantile * Double(sorted.count)).rounded(.up)) - 1)])
+            }
+        }
+        return result
+    }
+
+    static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,96 @@
+import Eyedropper
+import Synchronization
+import EyedropperJPEG
+import Hummingbird
+
+/// One frame compressed to JPEG, shared by every client that asks for that frame.
+struct EncodedFrame: Sendable {
+    let number: Int
+    let jpeg: ByteBuffer
+}
+
+/// The newest frame as JPEG, compressed lazily: on the first request for a frame, once, however
+/// many clients (stream or not) want it; nothing is compressed while nobody is watching.
+///
+/// One encoder, so one compression at a time; a request that arrives while it runs waits for it
+/// and then takes its result or, when a newer frame came meanwhile, compresses that.
+final class JPEGCache: Sendable {
+    private struct State {
+        var cached: EncodedFrame?
+        var encoding = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Used only by the task that set `encoding`.
+    private final class EncoderBox: @unchecked Sendable {
+        let encoder: JPEGEncoder
+        init(_ encoder: JPEGEncoder) { self.encoder = encoder }
+    }
+
+    private let frames: LatestFrame
+    private let encoder: EncoderBox
+    private let state = Locked(State())
+    /// Frames compressed since the start: for the tests and the metrics.
+    private let encoded = Atomic<Int>(0)
+
+    init(frames: LatestFrame, quality: Int) throws(JPEGError) {
+        self.frames = frames
+        self.encoder = EncoderBox(try JPEGEncoder(quality: quality))
+    }
+
+    var framesEncoded: Int { encoded.load(ordering: .relaxed) }
+
+    /// The newest frame as JPEG. Throws `FrameUnavailable` when there is no frame yet, or a
+    /// `JPEGError`.
+    func newest() async throws -> EncodedFrame {
+        while true {
+            guard let newest = frames.newest else { throw FrameUnavailable.noFrameYet }
+            enum Step { case done(EncodedFrame), wait, encode }
+            let step: Step = state.withLock { state in
+                if let cached = state.cached, cached.number >= newest.number { return .done(cached) }
+                if state.encoding { return .wait }
+                state.encoding = true
+                return .encode
+            }
+            switch step {
+            case let .done(frame):
+                return frame
+            case .wait:
+                await withCheckedContinuation { continuation in
+                    let finished = state.withLock { state in
+                        if !state.encoding { return true }
+                        state.waiters.append(continuation)
+                        return false
+                    }
+                    if finished { continuation.resume() }
+                }
+            case .encode:
+                let result = Result { try Self.encode(frames, with: encoder.encoder) }
+                let waiters = state.withLock { state in
+                    if case let .success(frame) = result { state.cached = frame }
+                    state.encoding = false
+                    defer { state.waiters.removeAll() }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume() }
+                if case .success = result { encoded.add(1, ordering: .relaxed) }
+                return try result.get()
+            }
+        }
+    }
+
+    /// The newest frame at another quality: compressed for this request alone, not cached.
+    func newest(quality: Int) throws -> EncodedFrame {
+        try Self.encode(frames, with: JPEGEncoder(quality: quality))
+    }
+
+    private static func encode(_ frames: LatestFrame, with encoder: JPEGEncoder) throws -> EncodedFrame {
+        let frame = try frames.withNewest { info, rgb in
+            try encoder.withJPEG(rgb24: rgb, width: info.width, height: info.height) { jpeg in
+                EncodedFrame(number: info.number, jpeg: ByteBuffer(bytes: jpeg))
+            }
+        }
+        guard let frame else { throw FrameUnavailable.noFrameYet }
+        return frame
+    }
+}

@@ -1,0 +1,152 @@
+import Eyedropper
+
+/// What is known about one published frame; its pixels stay in `LatestFrame`.
+public struct FrameInfo: Hashable, Sendable {
+    /// 0 for the first frame published since the server started.
+    public let number: Int
+    /// Seconds: the driver's for a camera, from the frame rate otherwise.
+    public let timestamp: Double
+    public let width: Int
+    public let height: Int
+    /// What the frame was converted with.
+    public let colorimetry: Colorimetry
+    /// The colours at the configured points: one `SampleJSON` object.
+    public let samplesJSON: String
+}
+
+/// Why there is no frame to answer with: the endpoints say so with 503.
+enum FrameUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
+    case noFrameYet
+    /// The source failed, for the reason given.
+    case sourceFailed(String)
+
+    var description: String {
+        switch self {
+        case .noFrameYet: "no frame captured yet"
+        case let .sourceFailed(reason): reason
+        }
+    }
+}
+
+/// RGB24 memory for one frame. Written only by the capture thread while it is neither the newest
+/// frame nor held by a reader (`LatestFrame` keeps that rule), so it needs no lock of its own.
+final class RGBSlot: @unchecked Sendable {
+    private(set) var bytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    var info: FrameInfo?
+
+    deinit { bytes.deallocate() }
+
+    /// Grows the memory (only) when a frame is larger than any before.
+    func reserve(_ byteCount: Int) {
+        guard bytes.count < byteCount else { return }
+        bytes.deallocate()
+        bytes = .allocate(byteCount: byteCount, alignment: 64)
+    }
+}
+
+/// The newest converted frame, published by the capture thread and read by any number of requests.
+///
+/// Slots are reused: the capture thread converts into one that is not the newest and that no
+/// reader holds, then makes it the newest in one step under the lock, so readers never see a frame
+/// half written and never hold the capture thread up. Three slots suffice while readers are quick;
+/// a reader that holds one longer only makes the pool grow by one, once.
+final class LatestFrame: Sendable {
+    private struct State {
+        var slots: [RGBSlot] = []
+        var readers: [Int] = []
+        var newest: Int?
+        var waiters: [Int: CheckedContinuation<FrameInfo?, Never>] = [:]
+        var nextWaiter = 0
+        var closed = false
+        /// Why no frames are coming (the camera failed), until the next frame arrives.
+        var failure: String?
+    }
+
+    private let state = Locked(State())
+
+    init(slots: Int = 3) {
+        state.withLock { state in
+            state.slots = (0..<slots).map { _ in RGBSlot() }
+            state.readers = Array(repeating: 0, count: slots)
+        }
+    }
+
+    /// Capture thread: lends `byteCount` bytes of a free slot to `fill`, which converts a frame into
+    /// them and says what it is; then that frame becomes the newest and every waiter is woken.
+    func publish(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer) -> FrameInfo) {
+        let (index, slot) = state.withLock { state in
+            let index = state.slots.indices.first { $0 != state.newest && state.readers[$0] == 0 } ?? {
+                state.slots.append(RGBSlot())
+                state.readers.append(0)
+                return state.slots.count - 1
+            }()
+            return (index, state.slots[index])
+        }
+        slot.reserve(byteCount)
+        let info = fill(UnsafeMutableRawBufferPointer(rebasing: slot.bytes[..<byteCount]))
+        slot.info = info
+        let waiters = state.withLock { state in
+            state.newest = index
+            state.failure = nil
+            defer { state.waiters.removeAll(keepingCapacity: true) }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: info) }
+    }
+
+    /// Lends the newest frame and its RGB24 pixels to `body`; nil when there is no frame yet.
+    func withNewest<R>(_ body: (FrameInfo, UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        let held: (Int, RGBSlot)? = state.withLock { state in
+            guard let newest = state.newest else { return nil }
+            state.readers[newest] += 1
+            return (newest, state.slots[newest])
+        }
+        guard let (index, slot) = held else { return nil }
+        defer { state.withLock { $0.readers[index] -= 1 } }
+        return try body(slot.info!, UnsafeRawBufferPointer(slot.bytes))
+    }
+
+    /// The newest frame, if any.
+    var newest: FrameInfo? {
+        state.withLock { state in state.newest.flatMap { state.slots[$0].info } }
+    }
+
+    /// Why frames are not coming, while they are not.
+    var failure: String? { state.withLock { $0.failure } }
+
+    func fail(_ reason: String) { state.withLock { $0.failure = reason } }
+
+    /// Waits until there is a frame newer than frame `number` (-1: any frame) and returns it; nil
+    /// once the store is closed or the waiting task is cancelled.
+    func frame(after number: Int) async -> FrameInfo? {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: FrameInfo?? = state.withLock { state in
+                    if state.closed || Task.isCancelled { return .some(nil) }
+                    if let newest = state.newest, let info = state.slots[newest].info, info.number > number {
+                        return .some(info)
+                    }
+                    state.waiters[id] = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+    }
+
+    /// Ends every wait, now and later: the server is shutting down.
+    func close() {
+        let waiters = state.withLock { state in
+            state.closed = true
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+}

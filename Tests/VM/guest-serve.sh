@@ -1,0 +1,66 @@
+#!/bin/sh
+# Guest: eyedropper serve on a real driver: the sample endpoint gives vivid's bar colours in the
+# driver's colorimetry and status names the agreed format; an unplug makes the frame endpoints
+# answer 503 while the server keeps answering, and with --reconnect sampling comes back; SIGTERM
+# ends the server and releases the camera. Writes PASS/FAIL lines to $RESULTS.
+RESULTS=${RESULTS:-/mnt/out/results.txt}
+DEV=/dev/video0
+pass() { echo "PASS $1" >> "$RESULTS"; }
+fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+get() { wget -q -O - "http://127.0.0.1:$PORT$1" 2>/tmp/wget.err; }
+
+eyedropper serve --source $DEV --size 640x480 --pixel-format YU12 --skip 2 --reconnect --listen 127.0.0.1:0 2>/tmp/serve.err &
+SERVER=$!
+PORT=""
+i=0; while [ -z "$PORT" ] && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+    PORT=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\)/.*|\1|p' /tmp/serve.err)
+done
+[ -n "$PORT" ] || { fail "serve: start" "$(cat /tmp/serve.err)"; kill $SERVER; exit 0; }
+sleep 1
+
+# The magenta bar, vivid's 75% level exactly converted: 188,0,189 in BT.601 limited (its default).
+out=$(get "/api/v1/sample?at=0.5625,0.6")
+rgb=$(echo "$out" | sed -n 's/.*"r":\([0-9]*\),"g":\([0-9]*\),"b":\([0-9]*\).*/\1 \2 \3/p')
+set -- $rgb
+case "$out" in
+    *'"matrix":"bt601","range":"limited"'*)
+        if [ $# -eq 3 ] && [ $(($1 - 188)) -le 2 ] && [ $((188 - $1)) -le 2 ] && [ "$2" -le 2 ] \
+           && [ $(($3 - 189)) -le 2 ] && [ $((189 - $3)) -le 2 ]; then pass "serve: sample of the magenta bar ($rgb)"
+        else fail "serve: sample of the magenta bar" "$out"; fi ;;
+    *) fail "serve: sample colorimetry" "$out $(cat /tmp/wget.err)" ;;
+esac
+status=$(get /api/v1/status)
+case "$status" in
+    *'"format":"640x480 YU12 read in place"'*'"state":"running"'*) pass "serve: status names the agreed format" ;;
+    *) fail "serve: status" "$status" ;;
+esac
+
+# Unplug: 503 naming the device while it is gone, status still answering; then back (--reconnect).
+v4l2-ctl -d $DEV -c disconnect=1 >/dev/null 2>&1
+seen503=""; i=0
+while [ -z "$seen503" ] && [ $i -lt 50 ]; do
+    if ! get "/api/v1/sample" >/dev/null && grep -q "503" /tmp/wget.err; then seen503=yes; fi
+    sleep 0.1; i=$((i + 1))
+done
+failed_status=$(get /api/v1/status)
+if [ -n "$seen503" ]; then pass "serve: unplug answers 503"; else fail "serve: unplug" "no 503 within 5 s: $(tail -n 3 /tmp/serve.err)"; fi
+back=""; i=0
+while [ -z "$back" ] && [ $i -lt 200 ]; do
+    get "/api/v1/sample" >/dev/null && back=yes
+    sleep 0.1; i=$((i + 1))
+done
+if [ -n "$back" ] && [ -n "$failed_status" ]; then pass "serve: status answers through the unplug, sampling comes back"
+else fail "serve: reconnect" "status '$failed_status', back '$back': $(tail -n 3 /tmp/serve.err)"; fi
+
+# SIGTERM: exit 0 within 5 s, and the camera is free for the next program.
+kill -TERM $SERVER
+i=0; while kill -0 $SERVER 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $SERVER 2>/dev/null; then kill -9 $SERVER; fail "serve: SIGTERM" "still running after 5 s"
+else
+    wait $SERVER; rc=$?
+    if [ $rc -eq 0 ] && eyedropper sample --source $DEV --frames 1 --skip 0 >/dev/null 2>/tmp/after.err; then
+        pass "serve: SIGTERM exits 0 and releases the camera"
+    else fail "serve: SIGTERM" "exit $rc; then: $(cat /tmp/after.err)"; fi
+fi
