@@ -71,8 +71,8 @@ struct ChunkJob: Sendable {
 /// Helper threads that, when woken for a job, take chunks of it until none is left; the caller
 /// takes chunks too, from the same counter.
 ///
-/// The job and the counts are guarded by `monitor` (hence `@unchecked Sendable`); chunks are
-/// claimed from the atomic `nextChunk`, reset under the monitor before each job is published.
+/// The job and its generation are guarded by `monitor` (hence `@unchecked Sendable`); chunks
+/// are claimed from the atomic `nextChunk`, reset under the monitor before each job is published.
 private final class ChunkCrew: @unchecked Sendable {
     private let monitor = Monitor()
     private let nextChunk = Atomic<Int>(0)
@@ -81,7 +81,10 @@ private final class ChunkCrew: @unchecked Sendable {
     private var job: ChunkJob?
     private var generation: UInt64 = 0
     /// Helpers inside the current job: the caller waits for them before the frame is released.
-    private var working = 0
+    /// Joined under the monitor, left without it: the caller spins on it rather than sleeping,
+    /// since a helper is at most one chunk (microseconds) from done, and a caller put to sleep
+    /// is woken onto the helper's CPU, where the two then take turns instead of running at once.
+    private let working = Atomic<Int>(0)
     private var stopping = false
     private var threads: [Thread] = []
 
@@ -101,10 +104,8 @@ private final class ChunkCrew: @unchecked Sendable {
         convertChunks(of: job)
         // Every chunk is claimed; close the job so late helpers skip it, and wait for the
         // helpers still converting theirs.
-        monitor.locked {
-            self.job = nil
-            while working > 0 { monitor.wait() }
-        }
+        monitor.locked { self.job = nil }
+        while working.load(ordering: .acquiring) > 0 {}
     }
 
     private func convertChunks(of job: ChunkJob) {
@@ -120,17 +121,20 @@ private final class ChunkCrew: @unchecked Sendable {
         var seen: UInt64 = 0
         while true {
             awaitPublication(after: seen)
-            guard let job = nextJob(after: &seen) else { return }
-            convertChunks(of: job)
-            monitor.locked {
-                working -= 1
-                if working == 0 { monitor.broadcast() }
+            switch nextJob(after: &seen) {
+            case .stop:
+                return
+            case .closed:
+                continue  // woke too late for that job: watch for the next one awake
+            case let .open(job):
+                convertChunks(of: job)
+                working.subtract(1, ordering: .releasing)
             }
         }
     }
 
-    /// Spins for up to `spinSeconds` watching for a job after `seen`: frames converted back to
-    /// back then find the helper awake, instead of paying to wake it each time.
+    /// Spins for up to `spinNanoseconds` watching for a job after `seen`: frames converted back
+    /// to back then find the helper awake, instead of paying to wake it each time.
     private func awaitPublication(after seen: UInt64) {
         let deadline = monotonicNanoseconds() + Self.spinNanoseconds
         while published.load(ordering: .relaxed) == seen {
@@ -141,19 +145,18 @@ private final class ChunkCrew: @unchecked Sendable {
 
     static let spinNanoseconds: UInt64 = 200_000
 
-    /// The next job still open once the generation moves past `seen`, counted in `working`;
-    /// nil when stopping.
-    private func nextJob(after seen: inout UInt64) -> ChunkJob? {
+    private enum Next { case open(ChunkJob), closed, stop }
+
+    /// Waits until the generation moves past `seen`: the job if it is still open (counted in
+    /// `working`), `.closed` if the caller already finished it, `.stop` when stopping.
+    private func nextJob(after seen: inout UInt64) -> Next {
         monitor.locked {
-            while true {
-                while generation == seen && !stopping { monitor.wait() }
-                if stopping { return nil }
-                seen = generation
-                if let job {
-                    working += 1
-                    return job
-                }
-            }
+            while generation == seen && !stopping { monitor.wait() }
+            if stopping { return .stop }
+            seen = generation
+            guard let job else { return .closed }
+            working.add(1, ordering: .relaxed)
+            return .open(job)
         }
     }
 
