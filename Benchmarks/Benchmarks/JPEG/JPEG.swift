@@ -1,4 +1,4 @@
-// Frames to JPEG (quality 90, 4:2:0, accurate DCT) the way `eyedropper snapshot` makes them,
+// Frames to JPEG (quality 90, 4:2:0, accurate DCT) the way `eyedropper snapshot --subsampling 420` makes them,
 // beside libturbojpeg called directly on the same RGB and straight from the YCbCr planes.
 //
 // Rows read "JPEG_<width>x<height>_<content>_<implementation>" (no spaces or slashes:
