@@ -48,12 +48,8 @@ extension SamplePoint: ExpressibleByArgument {
 
     /// Parses `X,Y`, saying what is wrong when it cannot.
     static func parse(_ argument: String) throws -> SamplePoint {
-        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]) else {
-            throw ValidationError("give two numbers X,Y in 0...1, e.g. 0.5,0.5 for the centre")
-        }
         do {
-            return try SamplePoint(x: x, y: y)
+            return try SamplePoint(parsing: argument)
         } catch {
             throw ValidationError(error.description)
         }

@@ -85,9 +85,9 @@ struct Bench: ParsableCommand {
                 rgb = .allocate(byteCount: byteCount, alignment: 64)
             }
             shape = (frame.width, frame.height, frame.layout, colorimetry)
-            let start = monotonicSeconds()
+            let start = MonotonicClock.seconds
             try converter!.convert(frame, to: output, into: rgb)
-            timer.record(seconds: monotonicSeconds() - start, timestamp: timestamp)
+            timer.record(seconds: MonotonicClock.seconds - start, timestamp: timestamp)
         }
         timer.endProgress()
         guard let shape, let times = timer.summary() else {
@@ -148,8 +148,8 @@ struct FrameTimer {
         guard count > warmUp else { return }
         times.append(seconds)
         stamps.append(timestamp)
-        if showProgress, count == warmUp + frames || monotonicSeconds() - lastProgress > 0.25 {
-            lastProgress = monotonicSeconds()
+        if showProgress, count == warmUp + frames || MonotonicClock.seconds - lastProgress > 0.25 {
+            lastProgress = MonotonicClock.seconds
             var line = "\r\(times.count)/\(frames) frames timed"
             line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
         }
@@ -178,11 +178,4 @@ struct FrameTimer {
     static func percentile(_ sorted: [Double], _ percent: Int) -> Double {
         sorted[max(0, (sorted.count * percent + 99) / 100 - 1)]
     }
-}
-
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

@@ -1,7 +1,4 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Converts one frame on several threads, which share its rows in chunks.
 ///
@@ -9,10 +6,9 @@ import Glibc
 /// sleep. A conversion wakes them and converts rows itself at once, taking chunks of rows from a
 /// shared counter, so a helper that wakes late takes only what is left instead of holding up
 /// the frame (waking a sleeping thread took 46-73 us here, half of a 1080p frame on one thread:
-/// Benchmarks/Probes/handoff.c). `convert` returns when
-/// every chunk is done, so nothing is allocated per frame and the frame is never used after it
-/// returns. One owner calls `convert`; for several frames at once, use one `YCbCrConverter` per
-/// worker instead.
+/// Benchmarks/Probes/handoff.c). `convert` returns when every chunk is done, so nothing is
+/// allocated per frame and the frame is never used after it returns. One owner calls `convert`;
+/// for several frames at once, use one `YCbCrConverter` per worker instead.
 public final class ParallelConverter {
     public let converter: YCbCrConverter
     /// The most threads one frame uses, the calling thread included.
@@ -136,10 +132,10 @@ private final class ChunkCrew: @unchecked Sendable {
     /// Spins for up to `spinNanoseconds` watching for a job after `seen`: frames converted back
     /// to back then find the helper awake, instead of paying to wake it each time.
     private func awaitPublication(after seen: UInt64) {
-        let deadline = monotonicNanoseconds() + Self.spinNanoseconds
+        let deadline = MonotonicClock.nanoseconds + Self.spinNanoseconds
         while published.load(ordering: .relaxed) == seen {
             for _ in 0..<64 where published.load(ordering: .relaxed) == seen {}
-            if monotonicNanoseconds() > deadline { return }
+            if MonotonicClock.nanoseconds > deadline { return }
         }
     }
 
@@ -168,10 +164,4 @@ private final class ChunkCrew: @unchecked Sendable {
         }
         for thread in threads { thread.join() }
     }
-}
-
-private func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

@@ -51,11 +51,7 @@ public final class ColorSampler {
                 ) { x, y in coefficients.convert(geometry.sample(x: x, y: y)) }))
             }
         case .fullFrame:
-            let image = try convertFrame(frame)
-            for point in points {
-                samples.append(ColorSample(point: point, color: Self.patchMean(
-                    around: point, radius: radius, width: image.width, height: image.height) { image.pixel($0, $1) }))
-            }
+            try convertFrame(frame).sample(at: points, radius: radius, into: &samples)
         }
     }
 
@@ -106,7 +102,7 @@ public final class ColorSampler {
 
     /// The rounded mean of the pixels within `radius` of the point's pixel, clipped to the frame.
     @inline(__always)
-    public static func patchMean(
+    static func patchMean(
         around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
     ) -> RGB8 {
         let (cx, cy) = point.pixel(width: width, height: height)
@@ -127,16 +123,36 @@ public final class ColorSampler {
     }
 }
 
-/// A converted RGB24 frame in a sampler's buffer, lent by `ColorSampler.withRGB24`: non-copyable,
-/// so it cannot outlive the call that lends it.
+/// A converted RGB24 frame over memory it does not own, such as a sampler's buffer lent by
+/// `ColorSampler.withRGB24`: non-copyable, so it cannot be kept past the call that lends it.
 public struct RGBImage: ~Copyable {
     /// Rows of R, G, B bytes, tightly packed.
     public let bytes: UnsafeRawBufferPointer
     public let width: Int
     public let height: Int
 
+    /// `bytes` must hold `width` x `height` RGB24 pixels, tightly packed.
+    public init(bytes: UnsafeRawBufferPointer, width: Int, height: Int) {
+        precondition(width > 0 && height > 0 && bytes.count >= width * height * 3,
+                     "\(bytes.count) bytes cannot hold a \(width)x\(height) RGB24 image")
+        self.bytes = bytes
+        self.width = width
+        self.height = height
+    }
+
     public func pixel(_ x: Int, _ y: Int) -> RGB8 {
         let offset = (y * width + x) * 3
         return RGB8(r: bytes[offset], g: bytes[offset + 1], b: bytes[offset + 2])
+    }
+
+    /// The colours at `points`, each the pixel the point selects or the rounded mean of the patch
+    /// of `radius` around it, as `ColorSampler.sample` gives them. Replaces the contents of
+    /// `samples`, keeping its capacity.
+    public func sample(at points: [SamplePoint], radius: Int, into samples: inout [ColorSample]) {
+        samples.removeAll(keepingCapacity: true)
+        for point in points {
+            samples.append(ColorSample(point: point, color: ColorSampler.patchMean(
+                around: point, radius: radius, width: width, height: height) { pixel($0, $1) }))
+        }
     }
 }

@@ -12,6 +12,15 @@ public struct SamplePoint: Hashable, Sendable, Codable, CustomStringConvertible 
         self.y = y
     }
 
+    /// `X,Y`, as the command line's `--at` and the server's `at=` give it.
+    public init(parsing text: some StringProtocol) throws(SamplingError) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let x = Double(String(parts[0])), let y = Double(String(parts[1])) else {
+            throw .malformedPoint(String(text))
+        }
+        try self.init(x: x, y: y)
+    }
+
     /// The centre of the frame.
     public static let center = try! SamplePoint(x: 0.5, y: 0.5)
 
@@ -32,6 +41,8 @@ public struct SamplePoint: Hashable, Sendable, Codable, CustomStringConvertible 
 public enum SamplingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A coordinate outside 0...1, NaN or infinite.
     case pointOutside(x: Double, y: Double)
+    /// Text that is not two numbers `X,Y`.
+    case malformedPoint(String)
     /// A negative patch radius, or one larger than any frame.
     case radiusOutOfRange(Int)
     /// The frame or the output does not fit the sampler's buffer.
@@ -44,6 +55,8 @@ public enum SamplingError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case let .pointOutside(x, y):
             "point \(x),\(y) is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner"
+        case .malformedPoint:
+            "give two numbers X,Y in 0...1, e.g. 0.5,0.5 for the centre"
         case let .radiusOutOfRange(radius):
             "radius \(radius) is out of range: give 0 (one pixel) to \(Self.maximumRadius)"
         case let .geometry(error):

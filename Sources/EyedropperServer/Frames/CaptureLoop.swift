@@ -132,15 +132,15 @@ private struct FramePublisher {
         let converter = converter!, (width, height) = (frame.width, frame.height)
         var seconds = 0.0
         frames.publish(byteCount: width * height * 3) { rgb in
-            let start = CaptureStatistics.monotonicSeconds()
+            let start = MonotonicClock.seconds
             do {
                 try converter.convert(frame, to: .rgb24, into: rgb)
             } catch {
                 preconditionFailure("the slot was sized for this frame: \(error)")
             }
-            seconds = CaptureStatistics.monotonicSeconds() - start
-            RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
-                .sample(configuration.points, radius: configuration.radius, into: &samples)
+            seconds = MonotonicClock.seconds - start
+            RGBImage(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
+                .sample(at: configuration.points, radius: configuration.radius, into: &samples)
             return FrameInfo(
                 number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry,
                 samplesJSON: SampleJSON.object(frame: number, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
@@ -154,7 +154,7 @@ private struct FramePublisher {
 /// fell behind by rather than rushing to catch up.
 struct Pacer {
     let period: Double
-    private let start = CaptureStatistics.monotonicSeconds()
+    private let start = MonotonicClock.seconds
     private var next = -1
 
     init(fps: Double) { period = 1 / fps }
@@ -165,7 +165,7 @@ struct Pacer {
     /// Sleeps until the next frame is due; returns how many were skipped.
     mutating func waitForNextFrame() -> Int {
         next += 1
-        let now = CaptureStatistics.monotonicSeconds()
+        let now = MonotonicClock.seconds
         let late = now - (start + Double(next) * period)
         if late > period {
             let skipped = Int(late / period)

@@ -1,7 +1,4 @@
 import Eyedropper
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Counters and timings of the capture thread, read by the status and metrics endpoints.
 final class CaptureStatistics: Sendable {
@@ -43,7 +40,7 @@ final class CaptureStatistics: Sendable {
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }
 
     func recordFrame(conversionSeconds: Double, colorimetry: Colorimetry) {
-        let now = Self.monotonicSeconds()
+        let now = MonotonicClock.seconds
         state.withLock { state in
             state.snapshot.framesCaptured += 1
             state.snapshot.colorimetry = colorimetry
@@ -63,7 +60,7 @@ final class CaptureStatistics: Sendable {
     func snapshot() -> Snapshot {
         let (snapshot, conversions, publishes) = state.withLock { ($0.snapshot, $0.conversionTimes, $0.publishTimes) }
         var result = snapshot
-        let now = Self.monotonicSeconds()
+        let now = MonotonicClock.seconds
         let recent = publishes.filter { now - $0 <= 2 }
         if recent.count >= 2, let first = recent.min(), let last = recent.max(), last > first {
             result.frameRate = Double(recent.count - 1) / (last - first)
@@ -75,11 +72,5 @@ final class CaptureStatistics: Sendable {
             }
         }
         return result
-    }
-
-    static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -38,8 +38,8 @@ struct Endpoints: Sendable {
         try requireSource()
         var samples: [ColorSample] = []
         let body = frames.withNewest { info, rgb in
-            RGBFrame(bytes: rgb, width: info.width, height: info.height)
-                .sample(points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
+            RGBImage(bytes: rgb, width: info.width, height: info.height)
+                .sample(at: points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
             return SampleJSON.object(frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples)
         }
         guard let body else { throw FrameUnavailable.noFrameYet }

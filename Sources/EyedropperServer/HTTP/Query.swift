@@ -42,12 +42,8 @@ struct Query {
     func points() throws(BadParameter) -> [SamplePoint] {
         var points: [SamplePoint] = []
         for text in values("at") {
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]) else {
-                throw BadParameter(parameter: "at", reason: "\(text) is not X,Y")
-            }
             do {
-                points.append(try SamplePoint(x: x, y: y))
+                points.append(try SamplePoint(parsing: text))
             } catch {
                 throw BadParameter(parameter: "at", reason: error.description)
             }
