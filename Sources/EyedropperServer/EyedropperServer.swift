@@ -6,28 +6,29 @@ import ServiceLifecycle
 /// HTTP clients from the newest frame.
 public enum EyedropperServer {
     /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end (a client that
-    /// has stopped reading is cut off after 2 seconds), the camera is released and this returns. `log` gets progress lines, including the address served on.
-    public static func run(_ configuration: ServeConfiguration, log: @escaping @Sendable (String) -> Void) async throws {
+    /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
+    /// `logger` hears what happens, the address served on first (at `notice`).
+    public static func run(_ configuration: ServeConfiguration, logger: Logger) async throws {
         let frames = LatestFrame()
         let statistics = CaptureStatistics()
-        let capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, log: log)
+        let capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, logger: logger)
         let endpoints = Endpoints(
             configuration: configuration, frames: frames, statistics: statistics,
             jpeg: try JPEGCache(frames: frames, quality: configuration.jpegQuality),
             streams: StreamLimit(limit: configuration.maxStreams))
         let router = Router()
         endpoints.addRoutes(to: router)
-        var logger = Logger(label: "eyedropper")
-        logger.logLevel = .warning
+        var serverLogger = logger
+        serverLogger.logLevel = max(logger.logLevel, .warning)  // Hummingbird's per-request lines are not for stderr
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port.map(String.init) ?? "?"
                 let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-                log("eyedropper: serving \(configuration.source) on http://\(host):\(port)/")
+                logger.notice("serving \(configuration.source.source) on http://\(host):\(port)/")
             },
-            logger: logger)
+            logger: serverLogger)
         capture.start()
         defer {
             frames.close()
@@ -39,7 +40,7 @@ public enum EyedropperServer {
         // the group cancels what is left, which ends that write.
         var group = ServiceGroupConfiguration(
             services: [app, CaptureShutdown(frames: frames, capture: capture)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: serverLogger)
         group.maximumGracefulShutdownDuration = .seconds(2)
         try await ServiceGroup(configuration: group).run()
     }
