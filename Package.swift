@@ -60,9 +60,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Tests: one target per library target, the command line through the built executable,
+        // and the helpers they share (scratch directories, guarded frames, running eyedropper).
+        .target(name: "EyedropperTestSupport", dependencies: ["Eyedropper"], path: "Tests/EyedropperTestSupport"),
+        .testTarget(name: "EyedropperTests", dependencies: ["Eyedropper", "EyedropperTestSupport"]),
         .testTarget(
-            name: "EyedropperTests",
-            dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG"]
-        ),
+            name: "EyedropperCaptureTests",
+            dependencies: ["EyedropperCapture", "EyedropperTestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "EyedropperJPEGTests", dependencies: ["EyedropperJPEG"]),
+        .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperTestSupport
 import Testing
 
 private func point(_ x: Double, _ y: Double) -> SamplePoint { try! SamplePoint(x: x, y: y) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EyedropperTestSupport
 
 /// The paths that need no camera; the real device is tested against vivid (Tests/VM).
 @Suite struct DeviceCommandTests {

@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperJPEG
+import EyedropperTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
