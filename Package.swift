@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // The 256-bit row kernels. C, not Swift: Swift has no per-function target attribute, and
@@ -23,7 +24,7 @@ let package = Package(
         .target(name: "CEyedropperKernels"),
         .target(
             name: "Eyedropper",
-            dependencies: ["CEyedropperKernels"]
+            dependencies: ["CEyedropperKernels", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // V4L2 capture through libv4l2, in a target of its own so that conversion alone never
         // links it.

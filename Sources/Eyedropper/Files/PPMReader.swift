@@ -1,11 +1,13 @@
+import SystemPackage
+
 extension RGBImage {
     /// Reads a P6 file with maxval 255; `#` comments are allowed between header fields.
     public init(ppmAt path: String) throws(PPMError) {
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.readFile(path)
+            bytes = try FileDescriptor.readWholeFile(path)
         } catch {
-            throw PPMError(path: path, reason: error.explained(writing: false))
+            throw PPMError(path: path, reason: error.explained(writing: false), systemCall: error)
         }
         var parser = PPMHeaderParser(bytes: bytes, path: path)
         guard bytes.starts(with: Array("P6".utf8)) else {

@@ -35,7 +35,7 @@ public enum PPMWriter {
             try file.commit()
         } catch {
             // The AtomicFile, dropped uncommitted, has removed its temporary file.
-            throw PPMError(path: path, reason: error.explained(writing: true))
+            throw PPMError(path: path, reason: error.explained(writing: true), systemCall: error)
         }
     }
 }
