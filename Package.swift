@@ -31,7 +31,11 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .target(
             name: "EyedropperCapture",
-            dependencies: ["Eyedropper", "CV4L2", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Eyedropper", "CV4L2",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
@@ -63,7 +67,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EyedropperTests",
-            dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG"]
+            dependencies: [
+                "Eyedropper", "EyedropperCapture", "EyedropperJPEG",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
     ]
 )
