@@ -1,4 +1,5 @@
 import Eyedropper
+import SystemPackage
 import Testing
 
 @Suite struct PPMWriterTests {
@@ -70,6 +71,7 @@ import Testing
         try ScratchDirectory.write(bytes, to: path)
         let error = try #require(throws: PPMError.self) { try RGBImage(ppmAt: path) }
         #expect(error.description.hasPrefix("\(path): \(message)"))
+        #expect(error.systemCall == nil)
     }
 
     @Test func writingIntoAMissingDirectoryNamesThePathAndLeavesNothing() throws {
@@ -81,6 +83,7 @@ import Testing
         }
         #expect(error.path == path)
         #expect(error.description.hasPrefix("\(path): cannot create: its directory does not exist (No such file or directory)"))
+        #expect(error.systemCall == SystemCallError(operation: "create", errno: .noSuchFileOrDirectory))
         #expect(try directory.names() == [])
     }
 

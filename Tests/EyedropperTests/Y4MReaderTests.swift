@@ -1,5 +1,6 @@
 import Eyedropper
 import Foundation
+import SystemPackage
 import Testing
 
 /// A directory made by mkdtemp for one test, removed with its contents when dropped; also the
@@ -327,6 +328,8 @@ func tinyFrame(_ seed: UInt8) -> [UInt8] { (0..<12).map { seed &+ UInt8($0) } }
         let error = try #require(throws: Y4MError.self) { try Y4MReader(path: path) }
         #expect(error.path == path && error.frame == nil)
         #expect(error.description.hasPrefix("\(path): cannot open: the file does not exist"))
+        #expect(error.isMissing)
+        #expect(error.systemCall == SystemCallError(operation: "open", errno: .noSuchFileOrDirectory))
     }
 
     @Test func directoryIsAnErrorNamingIt() throws {
