@@ -1,5 +1,6 @@
 internal import CV4L2
 import Eyedropper
+import SystemPackage
 
 /// A video capture device node.
 public struct CaptureDeviceInfo: Hashable, Codable, Sendable {

@@ -1,5 +1,6 @@
 internal import CV4L2
 import Eyedropper
+import SystemPackage
 
 /// What to ask a camera for; anything left nil is the device's choice.
 public struct CaptureRequest: Hashable, Sendable {
@@ -155,7 +156,7 @@ public final class CaptureSession {
         do {
             try V4L2Calls.ioctl(fd, ED_VIDIOC_DQBUF, &buffer)
             return buffer
-        } catch where error == .wouldBlock {
+        } catch where error == .resourceTemporarilyUnavailable {  // EAGAIN
             return nil
         } catch {
             throw CaptureError(device: device, operation: "VIDIOC_DQBUF", error)
