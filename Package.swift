@@ -63,6 +63,7 @@ let package = Package(
                 "EyedropperJPEG",
                 "EyedropperServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Tests: one target per library target, the command line through the built executable,
