@@ -78,7 +78,7 @@ let package = Package(
                 "EyedropperCapture", "EyedropperTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        .testTarget(name: "EyedropperJPEGTests", dependencies: ["EyedropperJPEG"]),
+        .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG"]),
         .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
     ]
 )
