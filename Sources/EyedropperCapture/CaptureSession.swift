@@ -67,7 +67,7 @@ public final class CaptureSession {
 
     /// Opens `device`, agrees a format and rate, maps buffers and starts streaming.
     public init(device: String, request: CaptureRequest = CaptureRequest()) throws(CaptureError) {
-        let formats = try CaptureDevices.formats(path: device)
+        let formats = try CaptureDevices.formats(device: device)
         self.device = device
         self.timeoutMilliseconds = request.timeoutMilliseconds
         self.skipRemaining = request.skip
