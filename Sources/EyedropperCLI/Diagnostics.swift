@@ -31,11 +31,11 @@ struct DiagnosticLineHandler: LogHandler {
     }
 }
 
-/// `--log-level`, on every command.
+/// `--log-level`, on every command that reads frames.
 struct LogOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp(
-        "Least severe diagnostics printed on stderr: trace, debug, info (what was opened and agreed), notice, warning, error or critical.",
-        valueName: "LEVEL"))
+        "Least severe diagnostics printed on stderr: trace, debug, info (what was opened and agreed; the default), notice, warning, error or critical.",
+        valueName: "LEVEL"), transform: LogOptions.level)
     var level: Logger.Level = .info
 
     /// The tool's logger at the level asked for.
@@ -44,6 +44,11 @@ struct LogOptions: ParsableArguments {
         logger.logLevel = level
         return logger
     }
-}
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+    private static func level(_ argument: String) throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: argument) else {
+            throw ValidationError("give one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return level
+    }
+}

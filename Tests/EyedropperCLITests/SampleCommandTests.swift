@@ -17,6 +17,17 @@ import Testing
         #expect(result.stderr.contains("test pattern"))
     }
 
+    /// --log-level sets what is said on stderr besides errors: at `warning` the choice of source
+    /// (an `info` line) is not said, and the samples are the same.
+    @Test func logLevelQuietsTheInfoLines() throws {
+        let quiet = try runEyedropper(["sample", "--frames", "1", "--log-level", "warning"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr == "")
+        let told = try runEyedropper(["sample", "--frames", "1"])
+        #expect(told.stderr.hasPrefix("eyedropper: no --source given: reading "))
+        #expect(quiet.stdout == told.stdout && quiet.stdout.hasPrefix(#"{"frame":0,"#))
+    }
+
     /// Bar centres of a .y4m file, in its colorimetry (BT.601 at 480 lines, full range as tagged).
     @Test func sampleReadsY4MFiles() throws {
         let scratch = try ScratchDirectory()
@@ -66,6 +77,7 @@ import Testing
         (["sample", "--format", "xml"], "eyedropper: The value 'xml' is invalid for '--format <format>'. Please provide one of 'json', 'csv' or 'text'.\n"),
         (["sample", "--every", "0"], "eyedropper: --every must be at least 1, got 0\n"),
         (["sample", "--radius=-1"], "eyedropper: --radius: radius -1 is out of range: give 0 (one pixel) to 512\n"),
+        (["sample", "--log-level", "loud"], "eyedropper: The value 'loud' is invalid for '--log-level <LEVEL>': give one of trace, debug, info, notice, warning, error, critical\n"),
     ])
     func usageErrorsAreOneLineAndExit64(arguments: [String], message: String) throws {
         let result = try runEyedropper(arguments)
