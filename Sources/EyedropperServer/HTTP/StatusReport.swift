@@ -21,7 +21,8 @@ struct StatusReport: Codable, Hashable, Sendable {
     let framesDropped: Int
     let framesEncoded: Int
     let frameRate: Double
-    /// Milliseconds to convert a frame to RGB, over the last frames.
+    /// Milliseconds to convert a frame to RGB, over the last frames, to the nanosecond (a fast
+    /// conversion takes a few microseconds: to the microsecond would leave one digit).
     let conversionMilliseconds: Percentiles?
     let streamClients: Int
 
@@ -36,7 +37,7 @@ struct StatusReport: Codable, Hashable, Sendable {
         framesDropped = capture.framesDropped
         self.framesEncoded = framesEncoded
         frameRate = (capture.frameRate * 100).rounded() / 100
-        let milliseconds = capture.conversion.map { ($0.seconds * 1e6).rounded() / 1e3 }
+        let milliseconds = capture.conversion.map { ($0.seconds * 1e9).rounded() / 1e6 }
         conversionMilliseconds = milliseconds.count == 4
             ? Percentiles(p50: milliseconds[0], p90: milliseconds[1], p99: milliseconds[2], max: milliseconds[3]) : nil
         self.streamClients = streamClients
