@@ -11,9 +11,11 @@ public enum EyedropperServer {
         let frames = LatestFrame()
         let statistics = CaptureStatistics()
         let capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, log: log)
+        let encoders = JPEGEncoderPool()
+        defer { encoders.stop() }
         let endpoints = Endpoints(
             configuration: configuration, frames: frames, statistics: statistics,
-            jpeg: try JPEGCache(frames: frames, quality: configuration.jpegQuality),
+            jpeg: try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders),
             streams: StreamLimit(limit: configuration.maxStreams))
         let router = Router()
         endpoints.addRoutes(to: router)

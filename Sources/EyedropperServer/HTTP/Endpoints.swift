@@ -50,7 +50,7 @@ struct Endpoints: Sendable {
     private func frameJPEG(_ request: Request) async throws -> Response {
         let quality = try Query(request.uri.query, allowed: ["quality"]).integer("quality", in: 1...100)
         try requireSource()
-        let frame = if let quality { try jpeg.newest(quality: quality) } else { try await jpeg.newest() }
+        let frame = if let quality { try await jpeg.newest(quality: quality) } else { try await jpeg.newest() }
         return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: frame.jpeg))
     }
