@@ -14,6 +14,7 @@ public func buildApplication(
 /// Everything one server holds, shared by its routes and its capture.
 struct ServerParts: Sendable {
     let frames = LatestFrame()
+    let metrics = ServerMetrics()
     let statistics: CaptureStatistics
     let capture: CaptureLoop
     let encoders = JPEGEncoderPool()
@@ -21,7 +22,7 @@ struct ServerParts: Sendable {
     let streams: StreamLimit
 
     init(_ configuration: ServeConfiguration, log: @escaping @Sendable (String) -> Void) throws {
-        statistics = CaptureStatistics()
+        statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, log: log)
         do {
             jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders)
@@ -37,6 +38,7 @@ func buildApplication(
     _ configuration: ServeConfiguration, parts: ServerParts, log: @escaping @Sendable (String) -> Void
 ) -> some ApplicationProtocol {
     let router = Router()
+    router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
     router.add(middleware: JSONErrorMiddleware())
     PageController().addRoutes(to: router.group())
     let api = router.group("api/v1")
@@ -44,7 +46,7 @@ func buildApplication(
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
     StatusController(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
-        streams: parts.streams
+        streams: parts.streams, metrics: parts.metrics
     ).addRoutes(to: router.group())
 
     var logger = Logger(label: "eyedropper")

@@ -5,6 +5,9 @@ import ServiceLifecycle
 /// `eyedropper serve`: one capture, converted and sampled once a frame, answering any number of
 /// HTTP clients from the newest frame.
 public enum EyedropperServer {
+    /// What `eyedropper_build_info` says is running.
+    public static let version = "dev"
+
     /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end (a client that
     /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
     /// `log` gets progress lines, including the address served on.

@@ -7,13 +7,14 @@ struct StatusController: Sendable {
     let statistics: CaptureStatistics
     let jpeg: JPEGCache
     let streams: StreamLimit
+    let metrics: ServerMetrics
 
     /// `group` is the root: the two live under different prefixes.
     func addRoutes(to group: RouterGroup<some RequestContext>) {
         group.getOnly("api/v1/status") { request, _ in try status(request).json(status: .ok) }
         group.getOnly("metrics") { request, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: try status(request).prometheus)))
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition(try status(request)))))
         }
     }
 
