@@ -68,5 +68,16 @@ let package = Package(
             name: "EyedropperTests",
             dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG"]
         ),
+        // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
+        .testTarget(
+            name: "EyedropperServerTests",
+            dependencies: [
+                "Eyedropper",
+                "EyedropperCapture",
+                "EyedropperJPEG",
+                "EyedropperServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ]
 )
