@@ -13,7 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
@@ -32,7 +32,7 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .target(
             name: "EyedropperCapture",
-            dependencies: ["Eyedropper", "CV4L2"]
+            dependencies: ["Eyedropper", "CV4L2", .product(name: "Logging", package: "swift-log")]
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
@@ -64,20 +64,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Tests: one target per library target, the command line through the built executable,
+        // and the helpers they share (scratch directories, guarded frames, running eyedropper).
+        .target(name: "EyedropperTestSupport", dependencies: ["Eyedropper"], path: "Tests/EyedropperTestSupport"),
+        .testTarget(name: "EyedropperTests", dependencies: ["Eyedropper", "EyedropperTestSupport"]),
         .testTarget(
-            name: "EyedropperTests",
-            dependencies: ["Eyedropper", "EyedropperCapture", "EyedropperJPEG"]
-        ),
+            name: "EyedropperCaptureTests",
+            dependencies: ["EyedropperCapture", "EyedropperTestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "EyedropperJPEGTests", dependencies: ["EyedropperJPEG"]),
+        .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
         .testTarget(
             name: "EyedropperServerTests",
             dependencies: [
-                "Eyedropper",
-                "EyedropperCapture",
-                "EyedropperJPEG",
-                "EyedropperServer",
+                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
+            ]),
     ]
 )

@@ -1,15 +1,6 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperJPEG
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Writes one line to standard error.
-func printError(_ line: String) {
-    var text = line + "\n"
-    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
-}
 
 /// `WxH`, both at least 1.
 struct FrameSize: ExpressibleByArgument, Hashable {

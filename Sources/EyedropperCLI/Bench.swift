@@ -1,5 +1,6 @@
 import ArgumentParser
 import Eyedropper
+import EyedropperCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,7 @@ struct Bench: ParsableCommand {
     @Option(help: "RGB layout written: rgb24, rgba or bgra.")
     var output: OutputFormat = .rgba
 
-    @Option(help: "Threads converting each frame (bands of at least half a megapixel; smaller frames use fewer).")
+    @Option(help: "Threads converting each frame, sharing its rows in chunks (a frame under half a megapixel uses one).")
     var threads: Int = 1
 
     @Option(help: "Frames to time, after the warm-up.")
@@ -47,7 +48,6 @@ struct Bench: ParsableCommand {
     /// Frames of the test pattern or a file converted before timing starts.
     static let warmUpFrames = 10
 
-    private var source: String { input.source ?? "testpattern" }
 
     func validate() throws {
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1, got \(frames)") }
@@ -56,16 +56,18 @@ struct Bench: ParsableCommand {
             let supported = ConversionKernel.supported.map(\.rawValue).joined(separator: ", ")
             throw ValidationError("--kernel \(kernel.rawValue): this CPU cannot run it; it runs \(supported)")
         }
-        if layout != nil, source != "testpattern" {
+        if layout != nil, let source = input.sourceName, source != .testPattern {
             throw ValidationError("--layout sets the test pattern's layout; \(source) delivers its own (for a camera, ask with --pixel-format)")
         }
     }
 
     func run() throws {
-        var input = self.input
-        input.source = source  // the test pattern unless told otherwise: a benchmark should not depend on what is plugged in
-        if source == "testpattern", input.size == nil { input.size = FrameSize(width: 1920, height: 1080) }
-        let isCamera = source.hasPrefix("/dev/")
+        // The test pattern unless told otherwise: a benchmark should not depend on what is plugged in.
+        var configuration = input.configuration(fallback: .testPattern)
+        if configuration.source == .testPattern, input.size == nil { (configuration.width, configuration.height) = (1920, 1080) }
+        configuration.patternLayout = layout ?? .i420
+        let source = configuration.source
+        let isCamera = source.isCamera
         let warmUp = isCamera ? 0 : Self.warmUpFrames
 
         var timer = FrameTimer(frames: frames, warmUp: warmUp, showProgress: isatty(STDERR_FILENO) != 0)
@@ -73,8 +75,8 @@ struct Bench: ParsableCommand {
         var rgb = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         defer { rgb.deallocate() }
         var shape: (width: Int, height: Int, layout: PixelLayout, colorimetry: Colorimetry)?
-        try input.forEachFrame(limit: frames + warmUp, done: "converted", patternLayout: layout ?? .i420) { frame, timestamp in
-            let colorimetry = input.colorimetry(of: frame)
+        try input.forEachFrame(configuration, limit: frames + warmUp, done: "converted") { frame, timestamp in
+            let colorimetry = frame.colorimetry
             if converter?.converter.colorimetry != colorimetry {
                 converter = ParallelConverter(
                     converter: YCbCrConverter(colorimetry: colorimetry, kernel: kernel ?? .best), threads: threads)
@@ -85,14 +87,15 @@ struct Bench: ParsableCommand {
                 rgb = .allocate(byteCount: byteCount, alignment: 64)
             }
             shape = (frame.width, frame.height, frame.layout, colorimetry)
-            let start = MonotonicClock.seconds
+            let start = ContinuousClock.now
             try converter!.convert(frame, to: output, into: rgb)
-            timer.record(seconds: MonotonicClock.seconds - start, timestamp: timestamp)
+            timer.record(seconds: start.duration(to: .now).inSeconds, timestamp: timestamp)
         }
         timer.endProgress()
         guard let shape, let times = timer.summary() else {
-            printError("eyedropper: \(source): no frame was timed: the first \(warmUp) only warm the caches, and it ended after \(timer.count); give a longer source")
-            throw ExitCode(65)
+            throw CommandFailure(
+                "\(source): no frame was timed: the first \(warmUp) only warm the caches, and it ended after \(timer.count); give a longer source",
+                status: 65)
         }
         let megapixelsPerSecond = Double(shape.width * shape.height) / times.median / 1e6
         let interval = isCamera ? timer.intervalMedian() : nil
@@ -100,14 +103,14 @@ struct Bench: ParsableCommand {
         switch format {
         case .json:
             var fields: [(String, String)] = [
-                ("width", "\(shape.width)"), ("height", "\(shape.height)"), ("layout", JSON.string(shape.layout.rawValue)),
-                ("output", JSON.string(output.rawValue)), ("threads", "\(threads)"), ("frames", "\(timer.timed)"),
+                ("width", "\(shape.width)"), ("height", "\(shape.height)"), ("layout", JSONText.string(shape.layout.rawValue)),
+                ("output", JSONText.string(output.rawValue)), ("threads", "\(threads)"), ("frames", "\(timer.timed)"),
                 ("min_ms", milliseconds(times.min)), ("median_ms", milliseconds(times.median)),
                 ("p99_ms", milliseconds(times.p99)), ("max_ms", milliseconds(times.max)),
-                ("mpix_per_s", fixed(megapixelsPerSecond, 1)), ("kernel", JSON.string(kernelName)),
+                ("mpix_per_s", fixed(megapixelsPerSecond, 1)), ("kernel", JSONText.string(kernelName)),
             ]
             if let interval { fields += [("interval_median_ms", milliseconds(interval)), ("fps", fixed(1 / interval, 2))] }
-            print(JSON.object(fields))
+            print(JSONText.object(fields))
         case .text:
             print("\(shape.width)x\(shape.height) \(shape.layout.rawValue) -> \(output.rawValue), \(shape.colorimetry), "
                 + "\(kernelName) kernel, \(threads) thread\(threads == 1 ? "" : "s"), \(timer.timed) frames timed")
@@ -118,7 +121,10 @@ struct Bench: ParsableCommand {
         }
     }
 
-    private func milliseconds(_ seconds: Double) -> String { fixed(seconds * 1000, 4) }
+    /// Milliseconds to 5 significant digits: a fixed number of decimals would round a small
+    /// frame's time (0.004 ms at 320x240 on two threads) to one or two digits, and a rate worked
+    /// out from it would be percents off.
+    private func milliseconds(_ seconds: Double) -> String { significant(seconds * 1000, 5) }
 }
 
 /// Per-frame times and arrival stamps, stored in arrays sized once; progress on a terminal.
@@ -129,7 +135,7 @@ struct FrameTimer {
     private(set) var count = 0
     private var times: [Double]
     private var stamps: [Double]
-    private var lastProgress = 0.0
+    private var lastProgress = ContinuousClock.now
 
     init(frames: Int, warmUp: Int, showProgress: Bool) {
         self.frames = frames
@@ -148,16 +154,15 @@ struct FrameTimer {
         guard count > warmUp else { return }
         times.append(seconds)
         stamps.append(timestamp)
-        if showProgress, count == warmUp + frames || MonotonicClock.seconds - lastProgress > 0.25 {
-            lastProgress = MonotonicClock.seconds
-            var line = "\r\(times.count)/\(frames) frames timed"
-            line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        if showProgress, count == warmUp + frames || lastProgress.duration(to: .now) > .milliseconds(250) {
+            lastProgress = .now
+            StandardError.write("\r\(times.count)/\(frames) frames timed")
         }
     }
 
     /// Ends the progress line, so what follows starts on a line of its own.
     func endProgress() {
-        if showProgress, count > warmUp { printError("") }
+        if showProgress, count > warmUp { StandardError.writeLine("") }
     }
 
     /// Min, median, 99th percentile (nearest rank) and max, in seconds; nil before any frame.

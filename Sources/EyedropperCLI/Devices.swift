@@ -1,4 +1,5 @@
 import ArgumentParser
+import Eyedropper
 import EyedropperCapture
 
 /// `eyedropper devices`: the capture devices there are.
@@ -17,10 +18,10 @@ struct Devices: ParsableCommand {
         case .text:
             for device in devices { print([device.path, device.card, device.driver, device.bus].joined(separator: "\t")) }
         case .json:
-            print("[" + devices.map { device in
-                JSON.object([("path", JSON.string(device.path)), ("card", JSON.string(device.card)),
-                             ("driver", JSON.string(device.driver)), ("bus", JSON.string(device.bus))])
-            }.joined(separator: ",") + "]")
+            print(JSONText.array(devices.map { device in
+                JSONText.object([("path", JSONText.string(device.path)), ("card", JSONText.string(device.card)),
+                             ("driver", JSONText.string(device.driver)), ("bus", JSONText.string(device.bus))])
+            }))
         }
     }
 }
@@ -44,8 +45,7 @@ struct Formats: ParsableCommand {
 
     func run() throws {
         guard let path = device ?? CaptureDevices.list().first?.path else {
-            printError("eyedropper: no capture device found: plug a camera in, or give --device PATH")
-            throw ExitCode(66)
+            throw CommandFailure("no capture device found: plug a camera in, or give --device PATH", status: 66)
         }
         let formats = try CaptureDevices.formats(path: path)
         switch format {
@@ -63,22 +63,22 @@ struct Formats: ParsableCommand {
             }
         case .json:
             let entries = formats.map { format in
-                JSON.object([
-                    ("fourcc", JSON.string(format.fourCC)), ("description", JSON.string(format.description)),
-                    ("support", JSON.string(format.support.rawValue)),
-                    ("sizes", "[" + format.sizes.map(Self.json).joined(separator: ",") + "]"),
+                JSONText.object([
+                    ("fourcc", JSONText.string(format.fourCC)), ("description", JSONText.string(format.description)),
+                    ("support", JSONText.string(format.support.rawValue)),
+                    ("sizes", JSONText.array(format.sizes.map(Self.json))),
                 ])
             }
-            print(JSON.object([("device", JSON.string(path)), ("formats", "[" + entries.joined(separator: ",") + "]")]))
+            print(JSONText.object([("device", JSONText.string(path)), ("formats", JSONText.array(entries))]))
         }
     }
 
     private static func json(_ size: CaptureFormat.Sizes) -> String {
         switch size {
         case let .discrete(width, height, fps):
-            JSON.object([("width", "\(width)"), ("height", "\(height)"), ("fps", "[" + fps.map { "\(rate($0))" }.joined(separator: ",") + "]")])
+            JSONText.object([("width", "\(width)"), ("height", "\(height)"), ("fps", JSONText.array(fps.map { "\(rate($0))" }))])
         case let .stepwise(minWidth, maxWidth, stepWidth, minHeight, maxHeight, stepHeight):
-            JSON.object([("min_width", "\(minWidth)"), ("max_width", "\(maxWidth)"), ("step_width", "\(stepWidth)"),
+            JSONText.object([("min_width", "\(minWidth)"), ("max_width", "\(maxWidth)"), ("step_width", "\(stepWidth)"),
                          ("min_height", "\(minHeight)"), ("max_height", "\(maxHeight)"), ("step_height", "\(stepHeight)")])
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
+import Logging
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -26,6 +27,7 @@ struct EyedropperCommand: AsyncParsableCommand {
     /// stdout is line-buffered so each sample reaches a pipe when it is printed, not 4 KiB later.
     static func main() async {
         setvbuf(stdout, nil, _IOLBF, 0)
+        LoggingSystem.bootstrap { _ in DiagnosticLineHandler() }
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
@@ -44,13 +46,14 @@ struct EyedropperCommand: AsyncParsableCommand {
         if code == .success { exit(withError: error) }  // --help, --version: argument parser prints them
         let (message, status) = describe(error) ?? (message(for: error), code.rawValue)
         let line = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
-        printError("eyedropper: " + (line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
+        StandardError.writeLine("eyedropper: " + (line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
         Glibc.exit(status)
     }
 
     /// The message and sysexits status of the library's errors; nil for argument parser's own.
     private static func describe(_ error: any Error) -> (String, Int32)? {
         switch error {
+        case let error as CommandFailure: (error.message, error.status)
         case let error as Y4MError: (error.description, error.isMissing ? 66 : 65)
         case let error as PPMError: (error.description, 73)
         case let error as FileWriteError: (error.description, 73)
@@ -60,6 +63,17 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as CaptureError: (error.description, captureStatus(error))
         default: nil
         }
+    }
+}
+
+/// A command that cannot go on, in its own words, with its sysexits status.
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+
+    init(_ message: String, status: Int32) {
+        self.message = message
+        self.status = status
     }
 }
 

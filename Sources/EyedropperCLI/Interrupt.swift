@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,10 +7,11 @@ import Glibc
 /// the way a frame limit ends it: its last line printed, the camera's buffers released, the
 /// closing count on stderr. A second signal stops at once.
 enum Interrupt {
-    /// Written only by the signal handler; a word-sized flag read once per frame.
-    nonisolated(unsafe) private static var flag: sig_atomic_t = 0
+    /// Set by the signal handler on whichever thread the signal lands, read by the frame loop on
+    /// another: an atomic, whose lock-free store is safe in a signal handler.
+    private static let flag = Atomic<Bool>(false)
 
-    static var requested: Bool { flag != 0 }
+    static var requested: Bool { flag.load(ordering: .relaxed) }
 
     /// Installs the handlers; called by the commands that stream frames. Also unblocks the two
     /// signals: a blocked mask is inherited through exec (Foundation's `Process` passes one on),
@@ -20,8 +22,7 @@ enum Interrupt {
         for signalNumber in [SIGINT, SIGTERM] {
             sigaddset(&signals, signalNumber)
             signal(signalNumber) { received in
-                if Interrupt.flag != 0 { _exit(128 + received) }
-                Interrupt.flag = 1
+                if Interrupt.flag.exchange(true, ordering: .relaxed) { _exit(128 + received) }
             }
         }
         sigprocmask(SIG_UNBLOCK, &signals, nil)

@@ -48,10 +48,10 @@ struct Sample: ParsableCommand {
             points: sampling.pointsOrCentre, radius: sampling.radius, format: format,
             swatches: isatty(STDOUT_FILENO) != 0)
         var frameIndex = 0
-        try input.forEachFrame(limit: frames, done: "read") { frame, timestamp in
+        try input.forEachFrame(input.configuration(), limit: frames, done: "read") { frame, timestamp in
             defer { frameIndex += 1 }
             guard frameIndex % every == 0 else { return }
-            try output.print(frame, index: frameIndex, timestamp: timestamp, colorimetry: input.colorimetry(of: frame))
+            try output.print(frame, index: frameIndex, timestamp: timestamp)
         }
     }
 }
@@ -67,7 +67,8 @@ private struct SampleOutput {
     let format: SampleFormat
     /// Whether text output shows each colour as a swatch (ANSI 24-bit background colour).
     let swatches: Bool
-    private var sampler: ColorSampler?
+    /// Converts with each frame's colorimetry (the source has applied --matrix and --range).
+    private let sampler = ColorSampler()
     private var samples: [ColorSample] = []
     /// The colorimetry named in the last text header: text names it again only when it changes.
     private var shownColorimetry: Colorimetry?
@@ -81,9 +82,9 @@ private struct SampleOutput {
     }
 
     /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
-    mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double, colorimetry: Colorimetry) throws {
-        if sampler?.colorimetry != colorimetry { sampler = ColorSampler(colorimetry: colorimetry) }
-        try sampler!.sample(frame, at: points, radius: radius, into: &samples)
+    mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double) throws {
+        let colorimetry = frame.colorimetry
+        try sampler.sample(frame, at: points, radius: radius, into: &samples)
         let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
         switch format {
         case .json:
@@ -129,4 +130,12 @@ func fixed(_ value: Double, _ digits: Int) -> String {
         text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
     }
     return (rounded < 0 ? "-" : "") + text
+}
+
+/// `value` to `digits` significant digits, in plain decimal notation (no exponent): 0.0041234,
+/// 0.14512, 28.040.
+func significant(_ value: Double, _ digits: Int) -> String {
+    guard value != 0, value.isFinite else { return fixed(value, digits - 1) }
+    let magnitude = Int((log10(abs(value))).rounded(.down))
+    return fixed(value, max(0, digits - 1 - magnitude))
 }

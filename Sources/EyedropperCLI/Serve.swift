@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperServer
+import Logging
 
 /// `eyedropper serve`: one capture shared by any number of HTTP clients.
 struct Serve: AsyncParsableCommand {
@@ -38,35 +39,20 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = ServeConfiguration(source: source())
-        configuration.fps = input.fps ?? 30
-        configuration.reconnect = input.reconnect
-        configuration.matrix = input.matrix.matrix
-        configuration.range = input.range.range
+        // Live, like a camera: the test pattern and files paced at their rate. A service waits out
+        // every camera failure with --reconnect, from the start: it may start before its camera.
+        var configuration = ServeConfiguration(source: input.configuration(pacing: .live, reconnectPolicy: .always))
         configuration.points = sampling.pointsOrCentre
         configuration.radius = sampling.radius
         configuration.host = listen.host
         configuration.port = listen.port
         configuration.maxStreams = maxStreams
         configuration.jpegQuality = quality
+        let logger = input.diagnostics.logger
         if !configuration.isLoopback {
-            printError("eyedropper: warning: listening on \(listen.host), not loopback: anyone who can reach this machine can watch the camera")
+            logger.warning("warning: listening on \(listen.host), not loopback: anyone who can reach this machine can watch the camera")
         }
-        try await EyedropperServer.run(configuration) { printError($0) }
-    }
-
-    /// What --source and its options name, as `SourceOptions.forEachFrame` reads them.
-    private func source() -> ServeConfiguration.Source {
-        switch input.sourceOrDefault() {
-        case "testpattern":
-            return .testPattern(width: input.size?.width ?? 1280, height: input.size?.height ?? 720)
-        case let device where device.hasPrefix("/dev/"):
-            return .camera(device, CaptureRequest(
-                width: input.size?.width, height: input.size?.height, fps: input.fps, pixelFormat: input.pixelFormat,
-                skip: input.skip ?? 5))
-        case let file:
-            return .file(file)
-        }
+        try await EyedropperServer.run(configuration, logger: logger)
     }
 }
 

@@ -45,13 +45,11 @@ struct Snapshot: ParsableCommand {
 
     func run() throws {
         let encoder = try JPEGEncoder(quality: quality, subsampling: subsampling)
-        var sampler: ColorSampler?
+        let sampler = ColorSampler()  // converts with each frame's colorimetry, overrides applied
         var index = 0
-        try input.forEachFrame(limit: frames, done: "written") { frame, _ in
-            let colorimetry = input.colorimetry(of: frame)
-            if sampler?.colorimetry != colorimetry { sampler = ColorSampler(colorimetry: colorimetry) }
+        try input.forEachFrame(input.configuration(), limit: frames, done: "written") { frame, _ in
             let path = Self.path(out, frame: index + 1, of: frames)
-            try sampler!.withRGB24(frame) { image in
+            try sampler.withRGB24(frame) { image in
                 switch kind! {
                 case .ppm:
                     try PPMWriter.write(rgb24: image.bytes, width: image.width, height: image.height, to: path)

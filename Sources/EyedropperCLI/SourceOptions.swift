@@ -1,11 +1,10 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperCapture
-#if canImport(Glibc)
-import Glibc
-#endif
+import Logging
 
 /// Where frames come from and how to read their colours: shared by the commands that read frames.
+/// The choices are made into a `FrameSource.Configuration`, and `FrameSource` does the rest.
 struct SourceOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "/dev/videoN, a .y4m file or 'testpattern' (default: the first camera, else the test pattern).",
@@ -36,103 +35,59 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Code range: auto (what the source reports), full or limited.")
     var range: RangeChoice = .auto
 
+    @OptionGroup var diagnostics: LogOptions
+
     func validate() throws {
         if let skip, skip < 0 { throw ValidationError("--skip must be 0 or more, got \(skip)") }
         if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be a positive number, got \(fps)") }
-        if let source, source != "testpattern", !source.hasSuffix(".y4m"), !source.hasPrefix("/dev/") {
+        if let source, SourceName(source) == nil {
             throw ValidationError("--source \(source): give a capture device (/dev/videoN), a .y4m file or 'testpattern'")
         }
     }
 
-    /// The colorimetry to convert `frame` with: what it reports, unless overridden.
-    func colorimetry(of frame: borrowing PlanarFrame) -> Colorimetry {
-        Colorimetry(matrix: matrix.matrix ?? frame.colorimetry.matrix, range: range.range ?? frame.colorimetry.range)
+    /// --source as named; nil when none was given.
+    var sourceName: SourceName? { source.flatMap(SourceName.init) }
+
+    /// The source these options describe. With no --source: `fallback`, or (nil) the first camera,
+    /// else the test pattern, said on stderr.
+    func configuration(
+        fallback: SourceName? = nil, pacing: FrameSource.Configuration.Pacing = .asRead,
+        reconnectPolicy: FrameSource.Configuration.ReconnectPolicy = .afterUnplug
+    ) -> FrameSource.Configuration {
+        var configuration = FrameSource.Configuration(source: sourceName ?? fallback ?? {
+            let chosen = SourceName.firstCameraOrTestPattern()
+            diagnostics.logger.info("no --source given: reading \(chosen == .testPattern ? "the built-in test pattern" : chosen.description)")
+            return chosen
+        }())
+        configuration.width = size?.width
+        configuration.height = size?.height
+        configuration.fps = fps
+        configuration.pixelFormat = pixelFormat
+        configuration.skip = skip
+        configuration.reconnect = reconnect ? reconnectPolicy : .never
+        configuration.matrix = matrix.matrix
+        configuration.range = range.range
+        configuration.pacing = pacing
+        return configuration
     }
 
-    /// Lends each frame and its timestamp (seconds: the driver's for a camera, from the frame rate
-    /// for a file) to `body`, `limit` frames or until the source ends (a camera: never; the test
-    /// pattern: one frame by default, in `patternLayout`). `done` names what happened to frames in
-    /// the closing line. Ctrl-C ends the stream after the current frame.
+    /// Lends each frame of `configuration`'s source (with the colorimetry to convert it with) and
+    /// its timestamp to `body`, `limit` frames or until the source ends: a file at its end, a
+    /// camera never, the test pattern after one frame unless `limit` says more. Ctrl-C ends the
+    /// stream after the current frame. A camera's closing count names what happened to frames as
+    /// `done`.
     func forEachFrame(
-        limit: Int?, done: String, patternLayout: PixelLayout = .i420,
+        _ configuration: FrameSource.Configuration, limit: Int?, done: String,
         _ body: (borrowing PlanarFrame, Double) throws -> Void
     ) throws {
         Interrupt.install()
-        switch sourceOrDefault() {
-        case "testpattern":
-            let size = size ?? FrameSize(width: 1280, height: 720)
-            let buffer = try TestPattern(width: size.width, height: size.height).makeFrameBuffer(layout: patternLayout)
-            for _ in 0..<(limit ?? 1) {
-                if Interrupt.requested { break }
-                try buffer.withFrame { try body($0, 0) }
-            }
-        case let path where path.hasPrefix("/dev/"):
-            try forEachCameraFrame(path, limit: limit, done: done, body)
-        case let path:
-            let reader = try Y4MReader(path: path)
-            let secondsPerFrame = reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
-            // Skipped frames are read whole (a damaged one is still an error) and keep their time.
-            let skipped = skip ?? 0
-            var index = 0
-            while index - skipped < limit ?? Int.max, !Interrupt.requested,
-                  try reader.readFrame({ if index >= skipped { try body($0, Double(index) * secondsPerFrame) } }) == .frame {
-                index += 1
-            }
+        let logger = diagnostics.logger
+        let source = try FrameSource(configuration, logger: logger, isStopped: { Interrupt.requested })
+        let limit = limit ?? (configuration.source == .testPattern ? 1 : .max)
+        var count = 0
+        while count < limit, !Interrupt.requested, try source.next(body) { count += 1 }
+        if case let .camera(path) = configuration.source {
+            logger.info("\(path): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)")
         }
-    }
-
-    private func forEachCameraFrame(
-        _ path: String, limit: Int?, done: String, _ body: (borrowing PlanarFrame, Double) throws -> Void
-    ) throws {
-        let request = CaptureRequest(width: size?.width, height: size?.height, fps: fps, pixelFormat: pixelFormat, skip: skip ?? 5)
-        var session: CaptureSession? = try CaptureSession(device: path, request: request)
-        reportAgreement(session!.agreed, asked: request, device: path)
-        var count = 0, dropped = 0, damaged = 0
-        while count < limit ?? Int.max, !Interrupt.requested {
-            do {
-                if session == nil { session = try reopen(path, request) }
-                try session!.withNextFrame { frame, info in try body(frame, info.timestamp) }
-                count += 1
-            } catch let error as CaptureError where error.kind == .disconnected && reconnect {
-                printError("eyedropper: \(error); waiting for it to come back (--reconnect)")
-                dropped += session?.framesDropped ?? 0
-                damaged += session?.damagedFrames ?? 0
-                session = nil  // closes every handle: a device comes back only once all are closed
-            }
-        }
-        dropped += session?.framesDropped ?? 0
-        damaged += session?.damagedFrames ?? 0
-        printError("eyedropper: \(path): \(count) frames \(done), \(dropped) dropped (slower than the camera), \(damaged) damaged (flagged by the driver)")
-    }
-
-    /// Opens `path` again after an unplug, trying twice a second until it is back.
-    private func reopen(_ path: String, _ request: CaptureRequest) throws -> CaptureSession {
-        while true {
-            do {
-                let session = try CaptureSession(device: path, request: request)
-                printError("eyedropper: \(path): back")
-                return session
-            } catch {
-                guard [.notFound, .disconnected, .busy].contains(error.kind) else { throw error }
-                usleep(500_000)
-            }
-        }
-    }
-
-    /// One line on stderr saying what the camera agreed to (and where it differs from the
-    /// request) and how its frames reach Eyedropper.
-    private func reportAgreement(_ agreed: CaptureAgreement, asked: CaptureRequest, device: String) {
-        var differences: [String] = []
-        if let width = asked.width, let height = asked.height, (width, height) != (agreed.width, agreed.height) {
-            differences.append("size \(agreed.width)x\(agreed.height) (asked \(width)x\(height))")
-        }
-        if let fps = asked.fps, let agreedFPS = agreed.fps, abs(fps - agreedFPS) > 0.01 {
-            differences.append("\(agreedFPS) fps (asked \(fps))")
-        }
-        let route = agreed.isNative
-            ? "\(agreed.layout.fourCC) read in place"
-            : "\(agreed.sourceFourCC) converted to \(agreed.layout.fourCC) by libv4l2"
-        let note = differences.isEmpty ? "" : "; the device chose " + differences.joined(separator: ", ")
-        printError("eyedropper: \(device): \(agreed.width)x\(agreed.height) \(route), \(agreed.colorimetry) (\(agreed.driverColorimetry))\(note)")
     }
 }

@@ -4,11 +4,11 @@ import ServiceLifecycle
 
 /// The `eyedropper serve` application for `configuration`: the routes, and the capture as a service
 /// that runs while the application does. `EyedropperServer.run` and the tests both call this.
-/// `log` gets progress lines, including the address served on.
+/// `logger` hears what happens, the address served on first (at `notice`).
 public func buildApplication(
-    _ configuration: ServeConfiguration, log: @escaping @Sendable (String) -> Void = { _ in }
+    _ configuration: ServeConfiguration, logger: Logger = Logger(label: "eyedropper")
 ) throws -> some ApplicationProtocol {
-    try buildApplication(configuration, parts: ServerParts(configuration, log: log), log: log)
+    try buildApplication(configuration, parts: ServerParts(configuration, logger: logger), logger: logger)
 }
 
 /// Everything one server holds, shared by its routes and its capture.
@@ -21,9 +21,9 @@ struct ServerParts: Sendable {
     let jpeg: JPEGCache
     let streams: StreamLimit
 
-    init(_ configuration: ServeConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+    init(_ configuration: ServeConfiguration, logger: Logger) throws {
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
-        capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, log: log)
+        capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, logger: logger)
         do {
             jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders)
         } catch {
@@ -35,7 +35,7 @@ struct ServerParts: Sendable {
 }
 
 func buildApplication(
-    _ configuration: ServeConfiguration, parts: ServerParts, log: @escaping @Sendable (String) -> Void
+    _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
 ) -> some ApplicationProtocol {
     let router = Router()
     router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
@@ -49,8 +49,6 @@ func buildApplication(
         streams: parts.streams, metrics: parts.metrics
     ).addRoutes(to: router.group())
 
-    var logger = Logger(label: "eyedropper")
-    logger.logLevel = .warning
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
@@ -58,9 +56,9 @@ func buildApplication(
         onServerRunning: { channel in
             let port = channel.localAddress?.port.map(String.init) ?? "?"
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            log("eyedropper: serving \(configuration.source) on http://\(host):\(port)/")
+            logger.notice("serving \(configuration.source.source) on http://\(host):\(port)/")
         },
-        logger: logger)
+        logger: serverLogger(logger))
 }
 
 /// Runs the capture while the application runs; at shutdown (or cancellation) ends the streams,

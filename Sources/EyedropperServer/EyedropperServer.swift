@@ -10,22 +10,28 @@ public enum EyedropperServer {
 
     /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end (a client that
     /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
-    /// `log` gets progress lines, including the address served on.
-    public static func run(_ configuration: ServeConfiguration, log: @escaping @Sendable (String) -> Void) async throws {
-        let parts = try ServerParts(configuration, log: log)
-        let app = buildApplication(configuration, parts: parts, log: log)
-        var logger = Logger(label: "eyedropper")
-        logger.logLevel = .warning
+    /// `logger` hears what happens, the address served on first (at `notice`).
+    public static func run(_ configuration: ServeConfiguration, logger: Logger) async throws {
+        let parts = try ServerParts(configuration, logger: logger)
+        let app = buildApplication(configuration, parts: parts, logger: logger)
         // Services stop in reverse order: the streams end first, so the server then finds its
         // connections finishing instead of waiting on endless responses; the application's own
         // capture service stops the capture after the server. A stream whose client stopped
         // reading is stuck in a write no frame can end: after 2 s the group cancels what is left,
         // which ends that write.
         var group = ServiceGroupConfiguration(
-            services: [app, EndStreams(frames: parts.frames)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: [app, EndStreams(frames: parts.frames)], gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: serverLogger(logger))
         group.maximumGracefulShutdownDuration = .seconds(2)
         try await ServiceGroup(configuration: group).run()
     }
+}
+
+/// `logger` for Hummingbird and the service group: their per-request lines are not for stderr.
+func serverLogger(_ logger: Logger) -> Logger {
+    var serverLogger = logger
+    serverLogger.logLevel = max(logger.logLevel, .warning)
+    return serverLogger
 }
 
 /// Waits for the shutdown signal, then ends every open stream.

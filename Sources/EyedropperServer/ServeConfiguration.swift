@@ -3,32 +3,9 @@ import EyedropperCapture
 
 /// Everything `eyedropper serve` was asked to do.
 public struct ServeConfiguration: Hashable, Sendable {
-    /// Where frames come from.
-    public enum Source: Hashable, Sendable, CustomStringConvertible {
-        /// The built-in test pattern, paced at `fps`.
-        case testPattern(width: Int, height: Int)
-        /// A .y4m file, played at its frame rate (else `fps`) and from the start again at its end.
-        case file(String)
-        /// A capture device.
-        case camera(String, CaptureRequest)
-
-        public var description: String {
-            switch self {
-            case .testPattern: "testpattern"
-            case let .file(path): path
-            case let .camera(path, _): path
-            }
-        }
-    }
-
-    public var source: Source
-    /// Frames a second of the test pattern, and of a file that does not say.
-    public var fps: Double = 30
-    /// Whether a camera that fails is opened again (twice a second) rather than left failed.
-    public var reconnect = false
-    /// Overrides of what the source reports.
-    public var matrix: YCbCrMatrix?
-    public var range: ColorRange?
+    /// Where frames come from and how: the service reads its source live
+    /// (`FrameSource.Configuration.Pacing.live`).
+    public var source: FrameSource.Configuration
     /// The points sampled in every frame, for the event stream and as the sample endpoint's default.
     public var points: [SamplePoint] = [.center]
     public var radius = 0
@@ -40,7 +17,7 @@ public struct ServeConfiguration: Hashable, Sendable {
     /// Of frame.jpg and the MJPEG stream.
     public var jpegQuality = 80
 
-    public init(source: Source) {
+    public init(source: FrameSource.Configuration) {
         self.source = source
     }
 

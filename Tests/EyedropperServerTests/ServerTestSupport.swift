@@ -19,12 +19,18 @@ func serveConfiguration(
     _ source: TestSource = .testPattern(width: 1280, height: 720), fps: Double = 30, points: [SamplePoint] = [.center],
     maxStreams: Int = 16
 ) -> ServeConfiguration {
-    var configuration = switch source {
-    case let .testPattern(width, height): ServeConfiguration(source: .testPattern(width: width, height: height))
-    case .missingCamera: ServeConfiguration(source: .camera("/dev/eyedropper-no-such-camera", CaptureRequest()))
+    var frames: FrameSource.Configuration
+    switch source {
+    case let .testPattern(width, height):
+        frames = FrameSource.Configuration(source: .testPattern)
+        (frames.width, frames.height) = (width, height)
+    case .missingCamera:
+        frames = FrameSource.Configuration(source: .camera("/dev/eyedropper-no-such-camera"))
     }
+    frames.pacing = .live
+    frames.fps = fps
+    var configuration = ServeConfiguration(source: frames)
     configuration.port = 0
-    configuration.fps = fps
     configuration.points = points
     configuration.maxStreams = maxStreams
     return configuration

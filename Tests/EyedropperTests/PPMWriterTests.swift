@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperTestSupport
 import Testing
 
 @Suite struct PPMWriterTests {

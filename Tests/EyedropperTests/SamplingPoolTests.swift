@@ -46,22 +46,32 @@ private func expectedGrey(_ index: Int) -> RGB8 {
                 fillGrey(buffer, index: next)
                 next += 1
                 return true
-            }, deliver: { frame, _ in delivered.append(frame) })
+            }, deliver: { frame, samples in
+                delivered.append(frame)
+                #expect(samples.map(\.color) == [expectedGrey(frame)], "frame \(frame)")
+            })
         }
-        // Frames already filled may or may not have been delivered, but never out of order.
+        // The sixth fill needs a free slot and the pool has four (two per worker), so at least
+        // frames 0 and 1 were delivered before it failed; the others may or may not have been,
+        // but never out of order, and none after the failure.
+        #expect(delivered.count >= 2 && delivered.count <= 5, "\(delivered)")
         #expect(delivered == Array(0..<delivered.count))
     }
 
     @Test func aDeliverErrorEndsTheRun() throws {
         let pool = try SamplingPool(workers: 2, points: [.center])
-        var next = 0
+        var next = 0, delivered: [Int] = []
         #expect(throws: Stop()) {
             try pool.run(layout: .i420, width: 64, height: 48, colorimetry: .bt601Limited, fill: { buffer in
                 fillGrey(buffer, index: next)
                 next += 1
                 return true
-            }, deliver: { frame, _ in if frame == 3 { throw Stop() } })
+            }, deliver: { frame, _ in
+                delivered.append(frame)
+                if frame == 3 { throw Stop() }
+            })
         }
+        #expect(delivered == [0, 1, 2, 3])
     }
 
     @Test func badRadiusIsRefused() {

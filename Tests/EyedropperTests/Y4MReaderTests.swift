@@ -1,33 +1,7 @@
 import Eyedropper
+import EyedropperTestSupport
 import Foundation
 import Testing
-
-/// A directory made by mkdtemp for one test, removed with its contents when dropped; also the
-/// file helpers the Y4M and PPM tests share.
-final class ScratchDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/eyedropper-test-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        path = try #require(made.map { String(cString: $0) }, "mkdtemp failed: errno \(errno)")
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { "\(path)/\(name)" }
-
-    /// The names in the directory, sorted: shows leftover temporary files.
-    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-    }
-
-    static func read(_ path: String) throws -> [UInt8] {
-        try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-}
 
 /// The frame's samples in I420 order (Y plane, Cb plane, Cr plane): every byte a .y4m frame holds.
 private func i420Bytes(of frame: borrowing PlanarFrame) -> [UInt8] {
@@ -56,14 +30,6 @@ private func readAllFrames(_ reader: Y4MReader) throws -> [[UInt8]] {
 private func contents(of buffer: FrameBuffer) -> [UInt8] {
     buffer.withUnsafeMutableBytes { Array($0) }
 }
-
-/// A header, then one `FRAME` line and I420 bytes per frame: what a hand-made test file holds.
-func y4mBytes(header: String, frames: [[UInt8]]) -> [UInt8] {
-    Array(header.utf8) + frames.flatMap { Array("FRAME\n".utf8) + $0 }
-}
-
-/// Distinct bytes for one frame of a 4x2 stream (8 luma, 2 Cb, 2 Cr).
-func tinyFrame(_ seed: UInt8) -> [UInt8] { (0..<12).map { seed &+ UInt8($0) } }
 
 @Suite struct Y4MReaderTests {
     @Test(arguments: [(1, 1), (2, 2), (3, 5), (33, 17), (64, 48), (1280, 720)])

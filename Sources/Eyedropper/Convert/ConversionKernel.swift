@@ -4,7 +4,7 @@ import CEyedropperKernels
 public enum ConversionKernel: String, CaseIterable, Codable, Hashable, Sendable {
     /// One pixel at a time: the reference the others must match bit for bit.
     case scalar
-    /// Swift SIMD, 8 pixels per step: SSE2 on any x86-64, NEON on arm64.
+    /// Swift SIMD, `RowKernels.simdPixels` pixels per step: SSE2 on any x86-64, NEON on arm64.
     case simd
     /// 32 pixels per step in 256-bit registers, on x86-64 CPUs with AVX2 (chosen at run time).
     case avx2

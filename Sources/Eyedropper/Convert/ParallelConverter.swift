@@ -5,7 +5,7 @@ import Synchronization
 /// The threads start once, in `init`, and wait between frames, spinning for 0.2 ms before they
 /// sleep. A conversion wakes them and converts rows itself at once, taking chunks of rows from a
 /// shared counter, so a helper that wakes late takes only what is left instead of holding up
-/// the frame (waking a sleeping thread took 46-73 us here, half of a 1080p frame on one thread:
+/// the frame (waking a sleeping thread can take as long as half a 1080p frame: README, Threads;
 /// Benchmarks/Probes/handoff.c). `convert` returns when every chunk is done, so nothing is
 /// allocated per frame and the frame is never used after it returns. One owner calls `convert`;
 /// for several frames at once, use one `YCbCrConverter` per worker instead.
@@ -14,10 +14,9 @@ public final class ParallelConverter {
     /// The most threads one frame uses, the calling thread included.
     public let threads: Int
 
-    /// Below this many pixels the helpers are not woken: at 640x480, waking one cost more than
-    /// it saved when the frame was split in fixed bands (0.046 ms on two threads against 0.034 on
-    /// one).
-    static let minimumSharedPixels = 1 << 19
+    /// Frames with fewer pixels are converted on the calling thread alone: at 640x480, waking a
+    /// helper cost more than it saved.
+    public static let minimumSharedPixels = 1 << 19
     private let crew: ChunkCrew?
 
     public init(converter: YCbCrConverter, threads: Int) {
@@ -53,7 +52,7 @@ struct ChunkJob: Sendable {
 
     /// Even, so no chunk splits a chroma row; small, so a helper that wakes late still finds work
     /// and the caller never waits long for the last chunk; large enough that claiming one (an
-    /// atomic add) costs nothing next to converting it (16 rows of 1080p: about 2 us).
+    /// atomic add) costs nothing next to converting it.
     static let rowsPerChunk = 16
 
     var chunks: Int { (frame.height + Self.rowsPerChunk - 1) / Self.rowsPerChunk }
@@ -129,17 +128,17 @@ private final class ChunkCrew: @unchecked Sendable {
         }
     }
 
-    /// Spins for up to `spinNanoseconds` watching for a job after `seen`: frames converted back
+    /// Spins for up to `spin` watching for a job after `seen`: frames converted back
     /// to back then find the helper awake, instead of paying to wake it each time.
     private func awaitPublication(after seen: UInt64) {
-        let deadline = MonotonicClock.nanoseconds + Self.spinNanoseconds
+        let deadline = ContinuousClock.now + Self.spin
         while published.load(ordering: .relaxed) == seen {
             for _ in 0..<64 where published.load(ordering: .relaxed) == seen {}
-            if MonotonicClock.nanoseconds > deadline { return }
+            if ContinuousClock.now > deadline { return }
         }
     }
 
-    static let spinNanoseconds: UInt64 = 200_000
+    static let spin = Duration.microseconds(200)
 
     private enum Next { case open(ChunkJob), closed, stop }
 

@@ -31,7 +31,7 @@ public struct YCbCrConverter: Hashable, Sendable {
 
     /// Converts rows `rows` (starting at an even row, so chroma rows are not split) of a validated frame.
     func convertRows(_ frame: FrameGeometry, _ rows: Range<Int>, into target: RGBDestination) {
-        precondition(rows.lowerBound % 2 == 0, "row bands start on even rows")
+        precondition(rows.lowerBound % 2 == 0, "chunks of rows start on even rows")
         switch target.format {
         case .rgb24: convertRows(frame, rows, into: target, RGB24Packer.self)
         case .rgba: convertRows(frame, rows, into: target, RGBAPacker.self)
@@ -83,11 +83,10 @@ public struct YCbCrConverter: Hashable, Sendable {
     }
 
     /// Whether the C kernels should convert two rows per call, computing the shared chroma row's
-    /// terms once. That saves 7-12% while the frame stays in cache (1280x720 and 1920x1080 RGBA,
-    /// AVX-512), but once source and output outgrow the last-level cache the two interleaved store
-    /// streams cost more than the chroma work saved: 1920x1620 RGBA took 0.72 ms in pairs against
-    /// 0.50 ms row by row, 3840x2160 2.43 ms against 1.79 ms (32 MB L3). So: pairs only while
-    /// both fit in half the last-level cache.
+    /// terms once. That pays while the frame stays in cache, but once source and output outgrow
+    /// the last-level cache the two interleaved store streams cost more than the chroma work saved
+    /// (measured in the README, One binary). So: pairs only while both fit in half the last-level
+    /// cache.
     private static func pairsRows(_ frame: FrameGeometry, _ target: RGBDestination) -> Bool {
         let traffic = frame.height * (frame.lumaStride + frame.chromaStride / 2 * (3 - frame.chromaStep))
             + frame.height * target.stride

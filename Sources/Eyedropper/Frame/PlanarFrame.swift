@@ -70,6 +70,18 @@ public struct PlanarFrame: ~Copyable {
             planes: planes.0!, planes.1!, planes.2)
     }
 
+    /// This frame's memory lent to `body` as a frame of `colorimetry`: for a source whose report
+    /// is overridden (`--matrix`, `--range`), so every consumer reads one `colorimetry`.
+    public func withColorimetry<R>(_ colorimetry: Colorimetry, _ body: (borrowing PlanarFrame) throws -> R) rethrows -> R {
+        try body(PlanarFrame(layout: layout, colorimetry: colorimetry, geometry: geometry))
+    }
+
+    private init(layout: PixelLayout, colorimetry: Colorimetry, geometry: FrameGeometry) {
+        self.layout = layout
+        self.colorimetry = colorimetry
+        self.geometry = geometry
+    }
+
     /// The bytes a tightly packed frame of this size and layout occupies.
     public static func packedByteCount(layout: PixelLayout, width: Int, height: Int) -> Int {
         (0..<layout.planeCount).reduce(0) { total, index in
@@ -84,7 +96,7 @@ public struct PlanarFrame: ~Copyable {
     }
 }
 
-/// The validated pointers of a frame: what the kernels and the band workers read.
+/// The validated pointers of a frame: what the kernels and the threads sharing its chunks read.
 ///
 /// Sendable only so that one conversion can spread its rows over worker threads that all finish
 /// before the conversion returns, while the frame is still borrowed.

@@ -86,10 +86,10 @@ public final class ColorSampler {
         return made
     }
 
-    /// The direct path's cost in units of one pixel of the full-frame path, measured at 1920x1080
-    /// (Benchmarks/Sample, AVX-512): a full frame took 217 us (0.105 ns a pixel); a single point
-    /// 12.7 ns (121 units: mostly the cache misses of reaching it), a 5x5 patch 143 ns (1359
-    /// units). Solving for both terms: about 69 per point plus 52 per pixel, rounded here.
+    /// The direct path's cost in units of one pixel of the full-frame path: a point costs about as
+    /// much as converting 64 pixels (mostly the cache misses of reaching it), plus 56 for each
+    /// pixel of its patch. Fitted to the Sample suite's 1920x1080 rows (Benchmarks/Sample; the
+    /// figures are in the README, Sampling colours); measure again there when kernels change.
     static let directCostPerPoint = 64
     static let directCostPerPixel = 56
 

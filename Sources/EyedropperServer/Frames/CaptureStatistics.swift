@@ -19,7 +19,7 @@ final class CaptureStatistics: Sendable {
     private struct State {
         var snapshot = Snapshot()
         var conversionTimes: [Double] = []
-        var publishTimes: [Double] = []
+        var publishTimes: [ContinuousClock.Instant] = []
         var next = 0
     }
 
@@ -39,14 +39,14 @@ final class CaptureStatistics: Sendable {
     }
 
     /// The agreed format, e.g. "1280x720 NV12 read in place".
-    func setFormat(_ format: String) { state.withLock { $0.snapshot.format = format } }
+    func setFormat(_ format: String?) { state.withLock { $0.snapshot.format = format } }
 
     /// Frames the source delivered that were never converted (the capture thread was behind).
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }
 
     func recordFrame(conversionSeconds: Double, colorimetry: Colorimetry) {
         conversionHistogram?.recordNanoseconds(Int64((conversionSeconds * 1e9).rounded()))
-        let now = MonotonicClock.seconds
+        let now = ContinuousClock.now
         state.withLock { state in
             state.snapshot.framesCaptured += 1
             state.snapshot.colorimetry = colorimetry
@@ -66,10 +66,10 @@ final class CaptureStatistics: Sendable {
     func snapshot() -> Snapshot {
         let (snapshot, conversions, publishes) = state.withLock { ($0.snapshot, $0.conversionTimes, $0.publishTimes) }
         var result = snapshot
-        let now = MonotonicClock.seconds
-        let recent = publishes.filter { now - $0 <= 2 }
+        let now = ContinuousClock.now
+        let recent = publishes.filter { $0.duration(to: now) <= .seconds(2) }
         if recent.count >= 2, let first = recent.min(), let last = recent.max(), last > first {
-            result.frameRate = Double(recent.count - 1) / (last - first)
+            result.frameRate = Double(recent.count - 1) / first.duration(to: last).inSeconds
         }
         let sorted = conversions.sorted()
         if !sorted.isEmpty {

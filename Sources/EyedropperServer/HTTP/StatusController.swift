@@ -21,7 +21,7 @@ struct StatusController: Sendable {
     private func status(_ request: Request) throws -> StatusReport {
         _ = try Query(request.uri.query, allowed: [])
         return StatusReport(
-            source: configuration.source.description, failure: frames.failure, capture: statistics.snapshot(),
+            source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count)
     }
 }

@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -4,19 +4,19 @@ import Glibc
 
 /// Memory with an inaccessible page right before and right after it, so a kernel that reads or
 /// writes one byte outside its buffer faults instead of passing (libyuv's tests do the same).
-final class GuardedBuffer {
-    enum Placement: CaseIterable {
+public final class GuardedBuffer {
+    public enum Placement: CaseIterable, Sendable {
         /// The first byte follows the leading guard page: catches reads before the start.
         case flushStart
         /// The last byte precedes the trailing guard page: catches reads and writes past the end.
         case flushEnd
     }
 
-    let bytes: UnsafeMutableRawBufferPointer
+    public let bytes: UnsafeMutableRawBufferPointer
     private let mapping: UnsafeMutableRawPointer
     private let mappingSize: Int
 
-    init(count: Int, placement: Placement) {
+    public init(count: Int, placement: Placement) {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let dataPages = (count + page - 1) / page
         mappingSize = (dataPages + 2) * page
@@ -34,19 +34,19 @@ final class GuardedBuffer {
 }
 
 /// A deterministic byte source (xorshift64*), so failures reproduce.
-struct TestRandom {
+public struct TestRandom {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed | 1 }
+    public init(seed: UInt64) { state = seed | 1 }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state ^= state >> 12
         state ^= state << 25
         state ^= state >> 27
         return state &* 2_685_821_657_736_338_717
     }
 
-    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+    public mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         for index in buffer.indices { buffer[index] = UInt8(truncatingIfNeeded: next() >> 32) }
     }
 }

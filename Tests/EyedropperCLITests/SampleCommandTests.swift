@@ -1,22 +1,7 @@
 import Eyedropper
+import EyedropperTestSupport
 import Foundation
 import Testing
-
-/// Runs the built `eyedropper` (beside this test bundle) and returns its exit status and output.
-func runEyedropper(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let process = Process()
-    process.executableURL = directory.appendingPathComponent("eyedropper")
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-}
 
 @Suite struct SampleCommandTests {
     /// The README's main job: with no source, the test pattern's centre (the magenta bar, 75%

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EyedropperTestSupport
 
 /// `eyedropper bench`, run as a user runs it. Times are not asserted (they belong to the
 /// benchmarks, as ratios): what is checked is that each figure is there and consistent.

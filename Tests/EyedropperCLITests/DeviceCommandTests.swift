@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import EyedropperTestSupport
 
 /// The paths that need no camera; the real device is tested against vivid (Tests/VM).
 @Suite struct DeviceCommandTests {
@@ -18,8 +20,14 @@ import Testing
     @Test func devicesListsOnlyCaptureNodesAsJSON() throws {
         let result = try runEyedropper(["devices", "--format", "json"])
         #expect(result.status == 0)
-        // One line, one array; on a machine with no camera (CI) an empty one.
-        #expect(result.stdout.hasPrefix("[") && result.stdout.hasSuffix("]\n"))
-        #expect(result.stdout.split(separator: "\n").count == 1)
+        // One line, one array: empty on a machine with no video nodes (CI); else each entry a
+        // /dev/video node with the four documented fields.
+        let nodes = (try? FileManager.default.contentsOfDirectory(atPath: "/dev"))?.filter { $0.hasPrefix("video") } ?? []
+        if nodes.isEmpty {
+            #expect(result.stdout == "[]\n")
+        } else {
+            let devices = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]])
+            #expect(devices.allSatisfy { Set($0.keys) == ["path", "card", "driver", "bus"] && $0["path"]!.hasPrefix("/dev/video") })
+        }
     }
 }

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Standard error, written a whole line per call (one `write`), so lines from several threads
+/// never interleave.
+enum StandardError {
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let count = Glibc.write(STDERR_FILENO, bytes.baseAddress! + done, bytes.count - done)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return }
+                done += count
+            }
+        }
+    }
+
+    static func writeLine(_ line: String) { write(line + "\n") }
+}
+
+/// swift-log's handler for the command line: each message one line on stderr, `eyedropper: `
+/// first, as every diagnostic of the tool reads. Metadata, if any, follows as `key=value`.
+struct DiagnosticLineHandler: LogHandler {
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let fields = metadata.merging(event.metadata ?? [:]) { $1 }
+        let suffix = fields.isEmpty ? "" : " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        StandardError.writeLine("eyedropper: \(event.message)\(suffix)")
+    }
+}
+
+/// `--log-level`, on every command.
+struct LogOptions: ParsableArguments {
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(
+        "Least severe diagnostics printed on stderr: trace, debug, info (what was opened and agreed), notice, warning, error or critical.",
+        valueName: "LEVEL"))
+    var level: Logger.Level = .info
+
+    /// The tool's logger at the level asked for.
+    var logger: Logger {
+        var logger = Logger(label: "eyedropper")
+        logger.logLevel = level
+        return logger
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

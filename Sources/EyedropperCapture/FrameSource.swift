@@ -1,0 +1,180 @@
+import Eyedropper
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Frames from the test pattern, a `.y4m` file or a camera, one at a time: the one way the command
+/// line and the service read frames. Size, rate, pixel format, skip, colorimetry override and
+/// reconnect policy are decided once, by a `Configuration`.
+///
+/// Not `Sendable`: one thread reads a source. A camera opens at the first `next` (and again after
+/// an outage its policy waits out); every frame is lent with the colorimetry to convert it with,
+/// the source's own or the configuration's override.
+public final class FrameSource {
+    public let configuration: Configuration
+    /// What the source delivers, e.g. "1280x720 NV12 read in place"; nil until a camera is open.
+    public private(set) var format: String?
+    /// Frames the source had but never lent: a camera's when its reader was slower, and those a
+    /// live test pattern or file fell behind by.
+    public var framesDropped: Int { dropped + (session?.framesDropped ?? 0) }
+    /// Frames a camera's driver flagged as damaged, dropped.
+    public var framesDamaged: Int { damaged + (session?.damagedFrames ?? 0) }
+
+    private let logger: Logger
+    private let isStopped: () -> Bool
+    private let onOutage: (CaptureError) -> Void
+    private var pattern: FrameBuffer?
+    private var file: Y4MReader?
+    /// Frames read from the file since it was opened, skipped ones included: the file's clock.
+    private var fileFrames = 0
+    private var session: CaptureSession?
+    private var cameraOpened = false
+    /// Whether an outage is being waited out, so it is said once, not at every try.
+    private var inOutage = false
+    private var pacer: Pacer?
+    /// Counts of camera sessions already closed, and of frames the pacer skipped.
+    private var dropped = 0, damaged = 0
+
+    /// Opens the test pattern or the file (skipping `skip` frames of it); a camera opens at the
+    /// first `next`. `isStopped` ends a wait for a camera; `onOutage` hears of each outage that the
+    /// reconnect policy waits out, once, when it starts.
+    public init(
+        _ configuration: Configuration, logger: Logger, isStopped: @escaping () -> Bool = { false },
+        onOutage: @escaping (CaptureError) -> Void = { _ in }
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.isStopped = isStopped
+        self.onOutage = onOutage
+        var fps = configuration.fps
+        switch configuration.source {
+        case .testPattern:
+            let size = configuration.patternSize
+            let buffer = try TestPattern(width: size.width, height: size.height)
+                .makeFrameBuffer(layout: configuration.patternLayout)
+            pattern = buffer
+            format = "\(buffer.width)x\(buffer.height) \(buffer.layout.fourCC) (test pattern)"
+        case let .file(path):
+            let reader = try Y4MReader(path: path)
+            file = reader
+            format = "\(reader.width)x\(reader.height) \(PixelLayout.i420.fourCC) (YUV4MPEG2)"
+            fps = reader.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? fps
+            // Skipped frames are read whole (a damaged one is still an error) and keep their time.
+            while fileFrames < configuration.framesToSkip, try reader.readFrame({ _ in }) == .frame { fileFrames += 1 }
+        case .camera:
+            break
+        }
+        if configuration.pacing == .live, !configuration.source.isCamera {
+            pacer = Pacer(fps: fps ?? Configuration.defaultLiveFPS)
+        }
+    }
+
+    /// Lends the next frame and its timestamp in seconds to `body`: the driver's clock for a
+    /// camera; read as fast as they come, 0 for the test pattern and a file's own clock; paced
+    /// live, the time since the start. False when a file read once has ended or a wait for a
+    /// camera was stopped; the test pattern never ends.
+    public func next(_ body: (borrowing PlanarFrame, _ timestamp: Double) throws -> Void) throws -> Bool {
+        let override = configuration.colorimetryOverride
+        func lend(_ frame: borrowing PlanarFrame, _ timestamp: Double) throws {
+            try frame.withColorimetry(override(frame.colorimetry)) { try body($0, timestamp) }
+        }
+        if pacer != nil { dropped += pacer!.waitForNextFrame() }
+        switch configuration.source {
+        case .testPattern:
+            try pattern!.withFrame { try lend($0, pacer?.timestamp ?? 0) }
+            return true
+        case let .file(path):
+            return try nextFileFrame(path, lend)
+        case let .camera(path):
+            return try nextCameraFrame(path, lend)
+        }
+    }
+
+    /// Read once, a file ends at its end; live, it starts again from the beginning.
+    private func nextFileFrame(_ path: String, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
+        while true {
+            let reader = file!
+            let secondsPerFrame = reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
+            let timestamp = pacer?.timestamp ?? Double(fileFrames) * secondsPerFrame
+            if try reader.readFrame({ try lend($0, timestamp) }) == .frame {
+                fileFrames += 1
+                return true
+            }
+            guard pacer != nil, fileFrames > 0 else { return false }
+            file = try Y4MReader(path: path)
+            fileFrames = 0
+        }
+    }
+
+    private func nextCameraFrame(_ path: String, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
+        while true {
+            do {
+                if session == nil {
+                    guard let opened = try open(path) else { return false }
+                    session = opened
+                }
+                try session!.withNextFrame { frame, info in try lend(frame, info.timestamp) }
+                return true
+            } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) {
+                close()
+                startOutage(error)
+            }
+        }
+    }
+
+    /// Opens the camera, trying again every `reconnectInterval` while the policy waits out what
+    /// stops it; nil when stopped while waiting.
+    private func open(_ path: String) throws -> CaptureSession? {
+        while true {
+            do {
+                let session = try CaptureSession(device: path, request: configuration.captureRequest)
+                cameraOpened = true
+                describe(session.agreed, device: path)
+                if inOutage { logger.info("\(path): back") }
+                inOutage = false
+                return session
+            } catch {
+                guard configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) else { throw error }
+                startOutage(error)
+            }
+            // In tenths, so a stop is noticed within 0.1 s.
+            for _ in 0..<Configuration.reconnectTenths {
+                if isStopped() { return nil }
+                usleep(100_000)
+            }
+        }
+    }
+
+    private func startOutage(_ error: CaptureError) {
+        guard !inOutage else { return }
+        inOutage = true
+        logger.warning("\(error); waiting for it to come back (--reconnect)")
+        onOutage(error)
+    }
+
+    /// Closes every handle: a device comes back only once all are closed.
+    private func close() {
+        dropped += session?.framesDropped ?? 0
+        damaged += session?.damagedFrames ?? 0
+        session = nil
+    }
+
+    /// Says what the camera agreed to, where it differs from what was asked, and how its frames
+    /// reach Eyedropper.
+    private func describe(_ agreed: CaptureAgreement, device: String) {
+        let asked = configuration.captureRequest
+        var differences: [String] = []
+        if let width = asked.width, let height = asked.height, (width, height) != (agreed.width, agreed.height) {
+            differences.append("size \(agreed.width)x\(agreed.height) (asked \(width)x\(height))")
+        }
+        if let fps = asked.fps, let agreedFPS = agreed.fps, abs(fps - agreedFPS) > 0.01 {
+            differences.append("\(agreedFPS) fps (asked \(fps))")
+        }
+        let (size, fourCC) = ("\(agreed.width)x\(agreed.height)", agreed.layout.fourCC)
+        format = agreed.isNative ? "\(size) \(fourCC) read in place" : "\(size) \(fourCC) converted from \(agreed.sourceFourCC) by libv4l2"
+        let route = agreed.isNative ? "\(fourCC) read in place" : "\(agreed.sourceFourCC) converted to \(fourCC) by libv4l2"
+        let note = differences.isEmpty ? "" : "; the device chose " + differences.joined(separator: ", ")
+        logger.info("\(device): \(size) \(route), \(agreed.colorimetry) (\(agreed.driverColorimetry))\(note)")
+    }
+}
