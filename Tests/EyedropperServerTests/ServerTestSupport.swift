@@ -58,11 +58,13 @@ func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws
     Issue.record("fewer than \(count) frames captured in 10 s")
 }
 
-/// Reads an endless response for `duration`, then leaves (the request is cancelled, which ends
-/// the stream as a client's leaving does), and returns what arrived.
-func readStream(_ uri: String, for duration: Duration, _ client: some TestClientProtocol) async throws -> TestResponse {
+/// Reads an endless response while the capture publishes `frames` more frames (10 s at most),
+/// then leaves (the request is cancelled, which ends the stream as a client's leaving does), and
+/// returns what arrived.
+func readStream(_ uri: String, whileCapturing frames: Int, _ client: some TestClientProtocol) async throws -> TestResponse {
+    let start = try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0
     let request = Task { try await client.get(uri) }
-    try await Task.sleep(for: duration)
+    try await waitForFrames(start + frames, client)
     request.cancel()
     return try await request.value
 }

@@ -67,22 +67,24 @@ import Testing
 
     /// Nothing is compressed while nobody watches; with three stream clients and repeated
     /// frame.jpg requests each frame is compressed at most once. Catches a compression per client
-    /// or per request, or compressing every frame whether anyone watches or not.
+    /// or per request, or compressing every frame whether anyone watches or not. (5 fps, so that
+    /// each stream sees most frames even while other tests keep the cooperative threads busy.)
     @Test func jpegIsEncodedOnlyOnDemandAndOncePerFrame() async throws {
-        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240))) { client in
+        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), fps: 5)) { client in
             try await waitForFrames(5, client)
             let idle = try await client.get("/api/v1/status").json
             #expect(idle["framesEncoded"] as? Int == 0, "\(idle)")
             let streams = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<3 { group.addTask { try await readStream("/api/v1/stream.mjpg", for: .seconds(1), client) } }
+                for _ in 0..<3 { group.addTask { try await readStream("/api/v1/stream.mjpg", whileCapturing: 10, client) } }
                 for _ in 0..<10 { _ = try await client.get("/api/v1/frame.jpg") }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             let watched = try await client.get("/api/v1/status").json
             let encoded = watched["framesEncoded"] as? Int ?? 0, captured = watched["framesCaptured"] as? Int ?? 0
             let parts = streams.map { split($0.bytes, on: Array("--eyedropperframe\r\n".utf8)).count - 1 }
-            #expect(parts.allSatisfy { $0 >= 5 }, "\(parts)")
+            #expect(parts.allSatisfy { $0 >= 5 }, "\(parts), \(captured) frames")
             #expect(encoded >= parts.max() ?? 0, "\(watched), parts \(parts)")
+            #expect(encoded < parts.reduce(0, +), "shared: \(watched), parts \(parts)")
             #expect(encoded <= captured - (idle["framesCaptured"] as? Int ?? 0) + 1, "\(watched)")
         }
     }
@@ -90,8 +92,8 @@ import Testing
     /// The MJPEG stream's parts are whole JPEGs of the frame. Catches a wrong boundary, a
     /// Content-Length that is not the JPEG's, or a part that does not decode.
     @Test func mjpegStreamSendsJPEGParts() async throws {
-        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240))) { client in
-            let response = try await readStream("/api/v1/stream.mjpg", for: .milliseconds(500), client)
+        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), fps: 10)) { client in
+            let response = try await readStream("/api/v1/stream.mjpg", whileCapturing: 8, client)
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "multipart/x-mixed-replace; boundary=eyedropperframe")
             let parts = split(response.bytes, on: Array("--eyedropperframe\r\n".utf8))
@@ -115,8 +117,8 @@ import Testing
     /// points than the configured ones.
     @Test func eventStreamSendsTheConfiguredPointsEachFrame() async throws {
         let points = [try SamplePoint(x: 0.5625, y: 0.25), try SamplePoint(x: 0.0625, y: 0.25)]
-        try await withServer(serveConfiguration(points: points)) { client in
-            let response = try await readStream("/api/v1/samples", for: .seconds(1), client)
+        try await withServer(serveConfiguration(fps: 10, points: points)) { client in
+            let response = try await readStream("/api/v1/samples", whileCapturing: 8, client)
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "text/event-stream")
             let events = response.text.components(separatedBy: "\n\n").dropLast()
@@ -155,13 +157,13 @@ import Testing
             #expect(json["framesEncoded"] as? Int == 0)
             #expect(json["streamClients"] as? Int == 0)
             let rate = json["frameRate"] as? Double ?? 0
-            #expect(rate > 8 && rate < 11, "\(rate)")
+            #expect(rate > 7 && rate < 14, "\(rate): paced at 10, with catching up after a slow frame")
             let conversion = json["conversionMilliseconds"] as? [String: Double] ?? [:]
             let times = ["p50", "p90", "p99", "max"].compactMap { conversion[$0] }
             #expect(times.count == 4 && conversion.count == 4, "\(conversion)")
             #expect(times.first! > 0 && times == times.sorted(), "\(times)")
-            #expect(times.allSatisfy { ($0 * 1e6).rounded() == $0 * 1e6 }, "to the nanosecond: \(times)")
-            #expect(times.contains { ($0 * 1e3).rounded() != $0 * 1e3 }, "finer than the microsecond: \(times)")
+            #expect(times.allSatisfy { abs($0 * 1e6 - ($0 * 1e6).rounded()) < 1e-6 }, "to the nanosecond: \(times)")
+            #expect(times.contains { abs($0 * 1e3 - ($0 * 1e3).rounded()) > 1e-6 }, "finer than the microsecond: \(times)")
         }
     }
 
@@ -311,7 +313,7 @@ import Testing
             events.cancel()
             #expect(try await events.value.status == .ok)
             try await Self.waitForStreamClients(1, client)
-            let again = try await readStream("/api/v1/samples", for: .seconds(1), client)
+            let again = try await readStream("/api/v1/samples", whileCapturing: 2, client)
             #expect(again.status == .ok && again.text.hasPrefix("id: "))
             mjpeg.cancel()
             _ = try await mjpeg.value
