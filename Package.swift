@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
@@ -25,14 +26,18 @@ let package = Package(
         .target(name: "CEyedropperKernels"),
         .target(
             name: "Eyedropper",
-            dependencies: ["CEyedropperKernels"]
+            dependencies: ["CEyedropperKernels", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // V4L2 capture through libv4l2, in a target of its own so that conversion alone never
         // links it.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .target(
             name: "EyedropperCapture",
-            dependencies: ["Eyedropper", "CV4L2", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Eyedropper", "CV4L2",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
@@ -62,16 +67,22 @@ let package = Package(
                 "EyedropperJPEG",
                 "EyedropperServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Tests: one target per library target, the command line through the built executable,
         // and the helpers they share (scratch directories, guarded frames, running eyedropper).
         .target(name: "EyedropperTestSupport", dependencies: ["Eyedropper"], path: "Tests/EyedropperTestSupport"),
-        .testTarget(name: "EyedropperTests", dependencies: ["Eyedropper", "EyedropperTestSupport"]),
+        .testTarget(
+            name: "EyedropperTests",
+            dependencies: ["Eyedropper", "EyedropperTestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "EyedropperCaptureTests",
-            dependencies: ["EyedropperCapture", "EyedropperTestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "EyedropperJPEGTests", dependencies: ["EyedropperJPEG"]),
+            dependencies: [
+                "EyedropperCapture", "EyedropperTestSupport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG"]),
         .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
         .testTarget(

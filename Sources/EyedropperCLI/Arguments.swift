@@ -80,6 +80,6 @@ enum RangeChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension PixelLayout: ExpressibleByArgument {}
-extension OutputFormat: ExpressibleByArgument {}
+extension RGBLayout: ExpressibleByArgument {}
 extension ConversionKernel: ExpressibleByArgument {}
 extension ChromaSubsampling: ExpressibleByArgument {}

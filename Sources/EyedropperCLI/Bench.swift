@@ -31,7 +31,7 @@ struct Bench: ParsableCommand {
     var layout: PixelLayout?
 
     @Option(help: "RGB layout written: rgb24, rgba or bgra.")
-    var output: OutputFormat = .rgba
+    var output: RGBLayout = .rgba
 
     @Option(help: "Threads converting each frame, sharing its rows in chunks (a frame under half a megapixel uses one).")
     var threads: Int = 1

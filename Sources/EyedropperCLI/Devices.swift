@@ -47,7 +47,7 @@ struct Formats: ParsableCommand {
         guard let path = device ?? CaptureDevices.list().first?.path else {
             throw CommandFailure("no capture device found: plug a camera in, or give --device PATH", status: 66)
         }
-        let formats = try CaptureDevices.formats(path: path)
+        let formats = try CaptureDevices.formats(device: path)
         switch format {
         case .text:
             for format in formats {

@@ -1,23 +1,13 @@
 import ArgumentParser
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
-/// Standard error, written a whole line per call (one `write`), so lines from several threads
-/// never interleave.
+/// Standard error, written whole in one call where it can be (lines from several threads do not
+/// interleave), through swift-system, which retries an interrupted write.
 enum StandardError {
     static func write(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var done = 0
-            while done < bytes.count {
-                let count = Glibc.write(STDERR_FILENO, bytes.baseAddress! + done, bytes.count - done)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-                done += count
-            }
-        }
+        text.withUTF8 { bytes in _ = try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer(bytes)) }
     }
 
     static func writeLine(_ line: String) { write(line + "\n") }

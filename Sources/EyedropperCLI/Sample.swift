@@ -118,24 +118,3 @@ private struct SampleOutput {
         }
     }
 }
-
-/// `value` with `digits` decimals (no exponent, `-0` shown as `0`).
-func fixed(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = String(Int((abs(rounded) * scale).rounded()))
-    if digits > 0 {
-        text = String(repeating: "0", count: max(0, digits + 1 - text.count)) + text
-        text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
-    }
-    return (rounded < 0 ? "-" : "") + text
-}
-
-/// `value` to `digits` significant digits, in plain decimal notation (no exponent): 0.0041234,
-/// 0.14512, 28.040.
-func significant(_ value: Double, _ digits: Int) -> String {
-    guard value != 0, value.isFinite else { return fixed(value, digits - 1) }
-    let magnitude = Int((log10(abs(value))).rounded(.down))
-    return fixed(value, max(0, digits - 1 - magnitude))
-}

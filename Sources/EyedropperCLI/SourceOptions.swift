@@ -86,8 +86,8 @@ struct SourceOptions: ParsableArguments {
         let limit = limit ?? (configuration.source == .testPattern ? 1 : .max)
         var count = 0
         while count < limit, !Interrupt.requested, try source.next(body) { count += 1 }
-        if case let .camera(path) = configuration.source {
-            logger.info("\(path): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)")
+        if case let .camera(device) = configuration.source {
+            logger.info("\(device): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)")
         }
     }
 }

@@ -1,5 +1,6 @@
 internal import CV4L2
 import Eyedropper
+import SystemPackage
 
 /// A video capture device node.
 public struct CaptureDeviceInfo: Hashable, Codable, Sendable {
@@ -56,48 +57,48 @@ public enum CaptureDevices {
         let numbers = V4L2Calls.directoryEntries(directory).compactMap { name -> Int? in
             name.hasPrefix("video") ? Int(name.dropFirst(5)) : nil
         }
-        return numbers.sorted().compactMap { try? info(path: "\(directory)/video\($0)") }
+        return numbers.sorted().compactMap { try? info(device: "\(directory)/video\($0)") }
     }
 
-    /// The device at `path`, if it captures video. The corresponding ioctl is `VIDIOC_QUERYCAP`.
-    public static func info(path: String) throws(CaptureError) -> CaptureDeviceInfo {
-        try withDevice(path, converting: false) { fd throws(CaptureError) in try capability(fd, path: path) }
+    /// The device node `device`, if it captures video. The corresponding ioctl is `VIDIOC_QUERYCAP`.
+    public static func info(device: String) throws(CaptureError) -> CaptureDeviceInfo {
+        try withDevice(device, converting: false) { fd throws(CaptureError) in try capability(fd, device: device) }
     }
 
-    /// Every pixel format `path` offers through libv4l2, with sizes and frame rates. The
+    /// Every pixel format `device` offers through libv4l2, with sizes and frame rates. The
     /// corresponding ioctls are `VIDIOC_ENUM_FMT`, `VIDIOC_ENUM_FRAMESIZES` and
     /// `VIDIOC_ENUM_FRAMEINTERVALS`.
-    public static func formats(path: String) throws(CaptureError) -> [CaptureFormat] {
-        _ = try info(path: path)
-        return try withDevice(path, converting: true) { fd throws(CaptureError) in
+    public static func formats(device: String) throws(CaptureError) -> [CaptureFormat] {
+        _ = try info(device: device)
+        return try withDevice(device, converting: true) { fd throws(CaptureError) in
             var formats: [CaptureFormat] = []
             var description = v4l2_fmtdesc()
             description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            while try onDevice(path, "VIDIOC_ENUM_FMT", { () throws(Errno) in
+            while try onDevice(device, "VIDIOC_ENUM_FMT", { () throws(Errno) in
                 try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FMT, &description)
             }) {
                 formats.append(CaptureFormat(
                     fourCC: fourCC(description.pixelformat), description: cString(description.description),
                     emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
-                    sizes: try sizes(fd, path: path, pixelFormat: description.pixelformat)))
+                    sizes: try sizes(fd, device: device, pixelFormat: description.pixelformat)))
                 description.index += 1
             }
             return formats
         }
     }
 
-    private static func sizes(_ fd: Int32, path: String, pixelFormat: UInt32) throws(CaptureError) -> [CaptureFormat.Sizes] {
+    private static func sizes(_ fd: Int32, device: String, pixelFormat: UInt32) throws(CaptureError) -> [CaptureFormat.Sizes] {
         var size = v4l2_frmsizeenum()
         size.pixel_format = pixelFormat
         var sizes: [CaptureFormat.Sizes] = []
-        while try onDevice(path, "VIDIOC_ENUM_FRAMESIZES", { () throws(Errno) in
+        while try onDevice(device, "VIDIOC_ENUM_FRAMESIZES", { () throws(Errno) in
             try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMESIZES, &size)
         }) {
             if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
                 let (width, height) = (size.discrete.width, size.discrete.height)
                 sizes.append(.discrete(
                     width: Int(width), height: Int(height),
-                    fps: try rates(fd, path: path, pixelFormat: pixelFormat, width: width, height: height)))
+                    fps: try rates(fd, device: device, pixelFormat: pixelFormat, width: width, height: height)))
                 size.index += 1
             } else {
                 // Stepwise and continuous ranges come as the one and only entry.
@@ -113,7 +114,7 @@ public enum CaptureDevices {
 
     /// Frames per second at one size, fastest first; a range of intervals gives its two ends.
     private static func rates(
-        _ fd: Int32, path: String, pixelFormat: UInt32, width: UInt32, height: UInt32
+        _ fd: Int32, device: String, pixelFormat: UInt32, width: UInt32, height: UInt32
     ) throws(CaptureError) -> [Double] {
         var interval = v4l2_frmivalenum()
         interval.pixel_format = pixelFormat
@@ -123,7 +124,7 @@ public enum CaptureDevices {
         func fps(_ fraction: v4l2_fract) -> Double? {
             fraction.numerator == 0 ? nil : Double(fraction.denominator) / Double(fraction.numerator)
         }
-        while try onDevice(path, "VIDIOC_ENUM_FRAMEINTERVALS", { () throws(Errno) in
+        while try onDevice(device, "VIDIOC_ENUM_FRAMEINTERVALS", { () throws(Errno) in
             try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMEINTERVALS, &interval)
         }) {
             if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
@@ -137,27 +138,27 @@ public enum CaptureDevices {
         return rates.sorted(by: >)
     }
 
-    /// Opens `path`, through libv4l2 when `converting`, for the length of `body`.
+    /// Opens `device`, through libv4l2 when `converting`, for the length of `body`.
     private static func withDevice<R>(
-        _ path: String, converting: Bool, _ body: (Int32) throws(CaptureError) -> R
+        _ device: String, converting: Bool, _ body: (Int32) throws(CaptureError) -> R
     ) throws(CaptureError) -> R {
-        let fd = try onDevice(path, "open", { () throws(Errno) in try V4L2Calls.open(path, converting: converting) })
+        let fd = try onDevice(device, "open", { () throws(Errno) in try V4L2Calls.open(device, converting: converting) })
         defer { V4L2Calls.close(fd) }
         return try body(fd)
     }
 
     /// The device's capabilities; throws unless it captures video.
-    private static func capability(_ fd: Int32, path: String) throws(CaptureError) -> CaptureDeviceInfo {
+    private static func capability(_ fd: Int32, device: String) throws(CaptureError) -> CaptureDeviceInfo {
         var capability = v4l2_capability()
-        try onDevice(path, "VIDIOC_QUERYCAP", { () throws(Errno) in try V4L2Calls.ioctl(fd, ED_VIDIOC_QUERYCAP, &capability) })
+        try onDevice(device, "VIDIOC_QUERYCAP", { () throws(Errno) in try V4L2Calls.ioctl(fd, ED_VIDIOC_QUERYCAP, &capability) })
         // device_caps describes this node; capabilities the whole device (all its nodes).
         let nodeCaps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
             ? capability.device_caps : capability.capabilities
         guard nodeCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
-            throw CaptureError(device: path, kind: .notCaptureDevice)
+            throw CaptureError(device: device, kind: .notCaptureDevice)
         }
         return CaptureDeviceInfo(
-            path: path, card: cString(capability.card), driver: cString(capability.driver),
+            path: device, card: cString(capability.card), driver: cString(capability.driver),
             bus: cString(capability.bus_info))
     }
 

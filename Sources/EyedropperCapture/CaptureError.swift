@@ -1,3 +1,6 @@
+import Eyedropper
+import SystemPackage
+
 /// Why a capture device cannot be used, naming the device and what to do.
 public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
@@ -11,28 +14,38 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case noAcceptableFormat(String)
         /// The driver's agreed format does not describe a whole frame.
         case unusableFormat(String)
+        /// Any other failed call: its name ("VIDIOC_QBUF", "mmap") and swift-system's `Errno`.
         case failed(operation: String, Errno)
     }
 
     public let device: String
     public let kind: Kind
+    /// The failed system call behind it, if one failed.
+    public let systemCall: SystemCallError?
 
     public init(device: String, kind: Kind) {
         self.device = device
         self.kind = kind
+        systemCall = nil
     }
 
-    /// The error for `errno` from `operation` on `device`, with the common cases named.
-    public init(device: String, operation: String, _ errno: Errno) {
-        let kind: Kind = switch errno {
-        case .notFound: .notFound
+    /// The error for a failed call on `device`, with the common causes named.
+    public init(device: String, _ failure: SystemCallError) {
+        self.device = device
+        kind = switch failure.errno {
+        case .noSuchFileOrDirectory: .notFound
         case .permissionDenied: .permissionDenied
-        case .busy: .busy
-        case .noDevice: .disconnected
-        case .notATypewriter: .notCaptureDevice  // ENOTTY: the node takes no V4L2 ioctls
-        default: .failed(operation: operation, errno)
+        case .resourceBusy: .busy
+        case .operationNotSupportedByDevice: .disconnected  // ENODEV
+        case .inappropriateIOCTLForDevice: .notCaptureDevice  // ENOTTY: the node takes no V4L2 ioctls
+        default: .failed(operation: failure.operation, failure.errno)
         }
-        self.init(device: device, kind: kind)
+        systemCall = failure
+    }
+
+    /// The error for `errno` from `operation` on `device`, with the common causes named.
+    public init(device: String, operation: String, _ errno: Errno) {
+        self.init(device: device, SystemCallError(operation: operation, errno: errno))
     }
 
     public var description: String {
@@ -54,7 +67,8 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .unusableFormat(detail):
             "\(device): the driver's format does not describe a whole frame: \(detail)"
         case let .failed(operation, errno):
-            "\(device): \(operation) failed: \(errno)"
+            // `<operation> failed: <strerror text>`
+            "\(device): \(SystemCallError(operation: operation, errno: errno))"
         }
     }
 }
@@ -65,6 +79,6 @@ func onDevice<R>(_ device: String, _ operation: String, _ body: () throws(Errno)
     do {
         return try body()
     } catch {
-        throw CaptureError(device: device, operation: operation, error)
+        throw CaptureError(device: device, SystemCallError(operation: operation, errno: error))
     }
 }

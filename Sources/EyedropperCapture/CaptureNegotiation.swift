@@ -1,5 +1,6 @@
 internal import CV4L2
 import Eyedropper
+import SystemPackage
 
 extension CaptureSession {
     /// Agrees a format and frame rate: a 4:2:0 layout the device delivers itself when there is

@@ -1,5 +1,6 @@
 internal import CV4L2
 import Eyedropper
+import SystemPackage
 
 /// What to ask a camera for; anything left nil is the device's choice.
 public struct CaptureRequest: Hashable, Sendable {
@@ -66,7 +67,7 @@ public final class CaptureSession {
 
     /// Opens `device`, agrees a format and rate, maps buffers and starts streaming.
     public init(device: String, request: CaptureRequest = CaptureRequest()) throws(CaptureError) {
-        let formats = try CaptureDevices.formats(path: device)
+        let formats = try CaptureDevices.formats(device: device)
         self.device = device
         self.timeoutMilliseconds = request.timeoutMilliseconds
         self.skipRemaining = request.skip
@@ -155,7 +156,7 @@ public final class CaptureSession {
         do {
             try V4L2Calls.ioctl(fd, ED_VIDIOC_DQBUF, &buffer)
             return buffer
-        } catch where error == .wouldBlock {
+        } catch where error == .resourceTemporarilyUnavailable {  // EAGAIN
             return nil
         } catch {
             throw CaptureError(device: device, operation: "VIDIOC_DQBUF", error)

@@ -86,8 +86,8 @@ public final class FrameSource {
             return true
         case let .file(path):
             return try nextFileFrame(path, lend)
-        case let .camera(path):
-            return try nextCameraFrame(path, lend)
+        case let .camera(device):
+            return try nextCameraFrame(device, lend)
         }
     }
 
@@ -107,11 +107,11 @@ public final class FrameSource {
         }
     }
 
-    private func nextCameraFrame(_ path: String, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
+    private func nextCameraFrame(_ device: String, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
         while true {
             do {
                 if session == nil {
-                    guard let opened = try open(path) else { return false }
+                    guard let opened = try open(device) else { return false }
                     session = opened
                 }
                 try session!.withNextFrame { frame, info in try lend(frame, info.timestamp) }
@@ -125,13 +125,13 @@ public final class FrameSource {
 
     /// Opens the camera, trying again every `reconnectInterval` while the policy waits out what
     /// stops it; nil when stopped while waiting.
-    private func open(_ path: String) throws -> CaptureSession? {
+    private func open(_ device: String) throws -> CaptureSession? {
         while true {
             do {
-                let session = try CaptureSession(device: path, request: configuration.captureRequest)
+                let session = try CaptureSession(device: device, request: configuration.captureRequest)
                 cameraOpened = true
-                describe(session.agreed, device: path)
-                if inOutage { logger.info("\(path): back") }
+                describe(session.agreed, device: device)
+                if inOutage { logger.info("\(device): back") }
                 inOutage = false
                 return session
             } catch {

@@ -1,42 +1,20 @@
 internal import CV4L2
+import Eyedropper
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An errno value from a failed call.
-public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
-    public let code: Int32
-
-    public init(code: Int32) { self.code = code }
-
-    public var description: String { String(cString: strerror(code)) }
-
-    static let notFound = Errno(code: ENOENT)
-    static let permissionDenied = Errno(code: EACCES)
-    static let busy = Errno(code: EBUSY)
-    static let invalidArgument = Errno(code: EINVAL)
-    static let noDevice = Errno(code: ENODEV)
-    static let notATypewriter = Errno(code: ENOTTY)
-    static let wouldBlock = Errno(code: EAGAIN)
-}
-
-/// Every direct V4L2 and libv4l2 call Eyedropper makes.
+/// Every direct V4L2 and libv4l2 call Eyedropper makes, each failure swift-system's `Errno`.
+/// An interrupted call (EINTR) is retried by `SystemCalls.retryingInterrupts`, the package's one
+/// rule for it; the caller names the operation when it turns an `Errno` into a `CaptureError`.
 enum V4L2Calls {
-    /// Runs `call` again while a signal interrupts it (EINTR): the one place that retries.
-    private static func retryingInterrupts(_ call: () -> Int32) -> Result<Int32, Errno> {
-        while true {
-            let result = call()
-            if result != -1 { return .success(result) }
-            if errno != EINTR { return .failure(Errno(code: errno)) }
-        }
-    }
-
     /// Opens a device node, through libv4l2 (which adds its format conversions) when `converting`.
     /// libv4l2 prints its own complaints about nodes that are not video devices, so nodes are
     /// first checked opened plainly. The corresponding calls are `open` and `v4l2_open`.
     static func open(_ path: String, converting: Bool) throws(Errno) -> Int32 {
         let flags = O_RDWR | O_NONBLOCK | O_CLOEXEC
-        return try retryingInterrupts { converting ? ed_v4l2_open(path, flags) : Glibc.open(path, flags) }.get()
+        return try SystemCalls.retryingInterrupts { converting ? ed_v4l2_open(path, flags) : Glibc.open(path, flags) }.get()
     }
 
     /// Closes a descriptor from `open`; never retried (the descriptor is gone either way). The
@@ -45,14 +23,16 @@ enum V4L2Calls {
         _ = ed_v4l2_close(fd)
     }
 
-    /// The corresponding call is `v4l2_ioctl` (a plain `ioctl` for descriptors libv4l2 did not open).
+    /// Sends `request` with `argument`, the one wrapper every V4L2 ioctl goes through. The
+    /// corresponding call is `v4l2_ioctl` (a plain `ioctl` for descriptors libv4l2 did not open).
     static func ioctl<Argument>(_ fd: Int32, _ request: UInt, _ argument: inout Argument) throws(Errno) {
         _ = try withUnsafeMutablePointer(to: &argument) { pointer in
-            retryingInterrupts { ed_v4l2_ioctl(fd, request, pointer) }
+            SystemCalls.retryingInterrupts { ed_v4l2_ioctl(fd, request, pointer) }
         }.get()
     }
 
-    /// An enumeration ioctl (`VIDIOC_ENUM_*`): false once the index passes the last entry (EINVAL).
+    /// An enumeration ioctl: false once the index passes the last entry (EINVAL, a result here,
+    /// not an error). The corresponding call is `v4l2_ioctl` with a `VIDIOC_ENUM_*` request.
     static func enumerate<Argument>(_ fd: Int32, _ request: UInt, _ argument: inout Argument) throws(Errno) -> Bool {
         do {
             try ioctl(fd, request, &argument)
@@ -65,7 +45,7 @@ enum V4L2Calls {
     /// Maps a driver buffer (libv4l2 substitutes its own for converted formats). The corresponding
     /// call is `v4l2_mmap`.
     static func map(_ fd: Int32, length: Int, offset: Int64) throws(Errno) -> UnsafeMutableRawPointer {
-        guard let address = ed_v4l2_mmap(length, fd, offset), address != MAP_FAILED else { throw Errno(code: errno) }
+        guard let address = ed_v4l2_mmap(length, fd, offset), address != MAP_FAILED else { throw SystemCalls.lastErrno() }
         return address
     }
 
@@ -78,7 +58,7 @@ enum V4L2Calls {
     /// call is `poll`.
     static func waitReadable(_ fd: Int32, milliseconds: Int32) throws(Errno) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return try retryingInterrupts { poll(&descriptor, 1, milliseconds) }.get() > 0
+        return try SystemCalls.retryingInterrupts { poll(&descriptor, 1, milliseconds) }.get() > 0
     }
 
     /// The names in a directory (for finding /dev/video*). The corresponding calls are

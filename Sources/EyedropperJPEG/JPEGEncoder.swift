@@ -75,7 +75,7 @@ public final class JPEGEncoder {
 
 /// Decompresses JPEG files to RGB24 with libturbojpeg: for checking what was written.
 public enum JPEGDecoder {
-    public static func decode(_ jpeg: [UInt8]) throws(JPEGError) -> PPMImage {
+    public static func decode(_ jpeg: [UInt8]) throws(JPEGError) -> RGBImage {
         guard let handle = tjInitDecompress() else { throw JPEGError(reason: "libturbojpeg: \(String(cString: tjGetErrorStr()))") }
         defer { tjDestroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
@@ -91,6 +91,6 @@ public enum JPEGDecoder {
             }
         }
         guard status == 0 else { throw JPEGError(reason: "not a JPEG libturbojpeg can read: \(String(cString: tjGetErrorStr2(handle)))") }
-        return PPMImage(width: Int(width), height: Int(height), pixels: pixels)
+        return RGBImage(width: Int(width), height: Int(height), pixels: pixels)
     }
 }

@@ -20,7 +20,7 @@ import Testing
         try pattern.makeFrameBuffer().withFrame { frame in
             try expected.withUnsafeMutableBytes { try YCbCrConverter(colorimetry: pattern.colorimetry).convert(frame, to: .rgb24, into: $0) }
         }
-        let exact = try PPMImage(path: ppm)
+        let exact = try RGBImage(ppmAt: ppm)
         #expect(exact.pixels == expected)
 
         let decoded = try JPEGDecoder.decode(ScratchDirectory.read(jpg))
@@ -42,7 +42,7 @@ import Testing
             let result = try runEyedropper(["snapshot", "--source", "testpattern", "--out", path] + extra)
             #expect(result.status == 0, "\(result.stderr)")
         }
-        let exact = try PPMImage(path: ppm)
+        let exact = try RGBImage(ppmAt: ppm)
         let decoded = try JPEGDecoder.decode(ScratchDirectory.read(jpg))
         #expect(decoded.width == exact.width && decoded.height == exact.height)
         let squaredError = zip(exact.pixels, decoded.pixels).reduce(0.0) { sum, pair in

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EyedropperCapture
+import SystemPackage
 import Testing
 
 /// The capture rules that need no device: format choice and error mapping.
@@ -28,13 +29,13 @@ import Testing
     }
 
     @Test func errnoValuesBecomeNamedErrors() {
-        #expect(CaptureError(device: "/dev/video0", operation: "open", Errno(code: ENOENT)).kind == .notFound)
-        #expect(CaptureError(device: "/dev/video0", operation: "open", Errno(code: EACCES)).kind == .permissionDenied)
-        #expect(CaptureError(device: "/dev/video0", operation: "VIDIOC_S_FMT", Errno(code: EBUSY)).kind == .busy)
-        #expect(CaptureError(device: "/dev/video0", operation: "VIDIOC_DQBUF", Errno(code: ENODEV)).kind == .disconnected)
-        #expect(CaptureError(device: "/dev/null", operation: "VIDIOC_QUERYCAP", Errno(code: ENOTTY)).kind == .notCaptureDevice)
-        let other = CaptureError(device: "/dev/video0", operation: "VIDIOC_QBUF", Errno(code: EIO))
-        #expect(other.kind == .failed(operation: "VIDIOC_QBUF", Errno(code: EIO)))
+        #expect(CaptureError(device: "/dev/video0", operation: "open", Errno(rawValue: ENOENT)).kind == .notFound)
+        #expect(CaptureError(device: "/dev/video0", operation: "open", Errno(rawValue: EACCES)).kind == .permissionDenied)
+        #expect(CaptureError(device: "/dev/video0", operation: "VIDIOC_S_FMT", Errno(rawValue: EBUSY)).kind == .busy)
+        #expect(CaptureError(device: "/dev/video0", operation: "VIDIOC_DQBUF", Errno(rawValue: ENODEV)).kind == .disconnected)
+        #expect(CaptureError(device: "/dev/null", operation: "VIDIOC_QUERYCAP", Errno(rawValue: ENOTTY)).kind == .notCaptureDevice)
+        let other = CaptureError(device: "/dev/video0", operation: "VIDIOC_QBUF", Errno(rawValue: EIO))
+        #expect(other.kind == .failed(operation: "VIDIOC_QBUF", Errno(rawValue: EIO)))
         #expect(other.description == "/dev/video0: VIDIOC_QBUF failed: Input/output error")
         #expect(CaptureError(device: "/dev/video0", kind: .permissionDenied).description.contains("'video' group"))
     }

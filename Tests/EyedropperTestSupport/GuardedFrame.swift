@@ -43,7 +43,7 @@ public struct GuardedFrame {
 
 /// Converts into guarded memory pre-filled with a sentinel and returns every byte, padding included.
 public func convertGuarded(
-    _ source: GuardedFrame, converter: YCbCrConverter, format: OutputFormat, padding: Int,
+    _ source: GuardedFrame, converter: YCbCrConverter, format: RGBLayout, padding: Int,
     placement: GuardedBuffer.Placement
 ) throws -> [UInt8] {
     let rowBytes = source.width * format.bytesPerPixel

@@ -7,24 +7,24 @@ import Testing
     /// of every kernel), odd heights, padded and packed strides, buffers flush against a guard page
     /// at either end, and leaves the stride padding untouched. One test per kernel, so a kernel
     /// this CPU cannot run is reported as skipped, by name, never passed unseen.
-    @Test(arguments: PixelLayout.allCases, OutputFormat.allCases)
-    func simdKernelMatchesScalarBitForBit(layout: PixelLayout, format: OutputFormat) throws {
+    @Test(arguments: PixelLayout.allCases, RGBLayout.allCases)
+    func simdKernelMatchesScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .simd, layout: layout, format: format)
     }
 
     @Test(.enabled(if: ConversionKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 kernel is not tested here"),
-          arguments: PixelLayout.allCases, OutputFormat.allCases)
-    func avx2KernelMatchesScalarBitForBit(layout: PixelLayout, format: OutputFormat) throws {
+          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    func avx2KernelMatchesScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .avx2, layout: layout, format: format)
     }
 
     @Test(.enabled(if: ConversionKernel.avx512.isSupported, "this CPU lacks AVX-512 BW or VBMI: the avx512 kernel is not tested here"),
-          arguments: PixelLayout.allCases, OutputFormat.allCases)
-    func avx512KernelMatchesScalarBitForBit(layout: PixelLayout, format: OutputFormat) throws {
+          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    func avx512KernelMatchesScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .avx512, layout: layout, format: format)
     }
 
-    private func expectScalarBytes(from kernel: ConversionKernel, layout: PixelLayout, format: OutputFormat) throws {
+    private func expectScalarBytes(from kernel: ConversionKernel, layout: PixelLayout, format: RGBLayout) throws {
         for colorimetry in [Colorimetry.bt601Limited, .bt709Full] {
             let scalar = YCbCrConverter(colorimetry: colorimetry, kernel: .scalar)
             let converter = YCbCrConverter(colorimetry: colorimetry, kernel: kernel)

@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperTestSupport
+import SystemPackage
 import Testing
 
 @Suite struct PPMWriterTests {
@@ -34,7 +35,7 @@ import Testing
         #expect(Array(file.prefix(header.count)) == header)
         #expect(file.count == header.count + 3 * width * height)
 
-        let image = try PPMImage(path: path)
+        let image = try RGBImage(ppmAt: path)
         #expect(image.width == width && image.height == height)
         let expected = (0..<height).flatMap { row in rgb[(row * rowStride)..<(row * rowStride + 3 * width)] }
         #expect(image.pixels == expected)
@@ -53,8 +54,8 @@ import Testing
         let directory = try ScratchDirectory()
         let path = directory.file("comments.ppm")
         try ScratchDirectory.write(Array("P6\n# made by hand\n2 1 # two by one\n255\n".utf8) + [255, 0, 0, 10, 20, 30], to: path)
-        let image = try PPMImage(path: path)
-        #expect(image == PPMImage(width: 2, height: 1, pixels: [255, 0, 0, 10, 20, 30]))
+        let image = try RGBImage(ppmAt: path)
+        #expect(image == RGBImage(width: 2, height: 1, pixels: [255, 0, 0, 10, 20, 30]))
         #expect(image.pixel(x: 1, y: 0) == RGB8(r: 10, g: 20, b: 30))
     }
 
@@ -69,8 +70,9 @@ import Testing
         let directory = try ScratchDirectory()
         let path = directory.file("bad.ppm")
         try ScratchDirectory.write(bytes, to: path)
-        let error = try #require(throws: PPMError.self) { try PPMImage(path: path) }
+        let error = try #require(throws: PPMError.self) { try RGBImage(ppmAt: path) }
         #expect(error.description.hasPrefix("\(path): \(message)"))
+        #expect(error.systemCall == nil)
     }
 
     @Test func writingIntoAMissingDirectoryNamesThePathAndLeavesNothing() throws {
@@ -82,6 +84,7 @@ import Testing
         }
         #expect(error.path == path)
         #expect(error.description.hasPrefix("\(path): cannot create: its directory does not exist (No such file or directory)"))
+        #expect(error.systemCall == SystemCallError(operation: "create", errno: .noSuchFileOrDirectory))
         #expect(try directory.names() == [])
     }
 
@@ -102,14 +105,14 @@ import Testing
         try ScratchDirectory.write(Array("old contents".utf8), to: path)
         let pixels: [UInt8] = [9, 8, 7, 6, 5, 4]
         try pixels.withUnsafeBytes { try PPMWriter.write(rgb24: $0, width: 1, height: 2, to: path) }
-        #expect(try PPMImage(path: path) == PPMImage(width: 1, height: 2, pixels: pixels))
+        #expect(try RGBImage(ppmAt: path) == RGBImage(width: 1, height: 2, pixels: pixels))
         #expect(try directory.names() == ["replace.ppm"])
     }
 
     @Test func missingImageSaysItDoesNotExist() throws {
         let directory = try ScratchDirectory()
         let path = directory.file("absent.ppm")
-        let error = try #require(throws: PPMError.self) { try PPMImage(path: path) }
+        let error = try #require(throws: PPMError.self) { try RGBImage(ppmAt: path) }
         #expect(error.description.hasPrefix("\(path): cannot open: the file does not exist"))
     }
 }

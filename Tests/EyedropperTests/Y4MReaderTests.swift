@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperTestSupport
 import Foundation
+import SystemPackage
 import Testing
 
 /// The frame's samples in I420 order (Y plane, Cb plane, Cr plane): every byte a .y4m frame holds.
@@ -293,6 +294,8 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
         let error = try #require(throws: Y4MError.self) { try Y4MReader(path: path) }
         #expect(error.path == path && error.frame == nil)
         #expect(error.description.hasPrefix("\(path): cannot open: the file does not exist"))
+        #expect(error.isMissing)
+        #expect(error.systemCall == SystemCallError(operation: "open", errno: .noSuchFileOrDirectory))
     }
 
     @Test func directoryIsAnErrorNamingIt() throws {

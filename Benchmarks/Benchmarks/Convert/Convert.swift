@@ -20,7 +20,7 @@ let benchmarks: @Sendable () -> Void = {
     let sizes = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
     for (width, height) in sizes {
         for layout in [PixelLayout.i420, .nv12] {
-            for format in [OutputFormat.rgba, .rgb24] {
+            for format in [RGBLayout.rgba, .rgb24] {
                 let shape = Shape(layout: layout, format: format, width: width, height: height)
                 eyedropper(shape, colorimetry: .bt601Limited)
                 eyedropperParallel(shape, threads: 2)
@@ -33,7 +33,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // HD sources are BT.709; only the coefficients differ, so one size shows whether that matters.
-    for format in [OutputFormat.rgba, .rgb24] {
+    for format in [RGBLayout.rgba, .rgb24] {
         let shape = Shape(layout: .i420, format: format, width: 1920, height: 1080)
         eyedropper(shape, colorimetry: .bt709Limited, label: "BT.709")
         libyuv(shape, LibYUV.bt709(format: format), colorimetry: .bt709Limited, label: "BT.709")
@@ -52,7 +52,7 @@ let benchmarks: @Sendable () -> Void = {
 /// What one row converts: a layout and size in, a packed format out.
 struct Shape {
     let layout: PixelLayout
-    let format: OutputFormat
+    let format: RGBLayout
     let width: Int
     let height: Int
 
@@ -121,7 +121,7 @@ func memcpyLimit(_ shape: Shape) {
 /// A frame of seeded random bytes and a tightly packed output for it.
 final class Fixture {
     let frame: FrameBuffer
-    let format: OutputFormat
+    let format: RGBLayout
     let converter: YCbCrConverter
     let output: UnsafeMutableRawBufferPointer
 
@@ -176,7 +176,7 @@ final class ParallelFixture {
     }
 
     var frame: FrameBuffer { fixture.frame }
-    var format: OutputFormat { fixture.format }
+    var format: RGBLayout { fixture.format }
     var output: UnsafeMutableRawBufferPointer { fixture.output }
 }
 
@@ -190,7 +190,7 @@ final class ParallelFixture {
 struct LibYUV {
     let name: String
     /// The bytes libyuv writes, in Eyedropper's terms.
-    let order: OutputFormat
+    let order: RGBLayout
     /// The largest difference from Eyedropper that still means "the same conversion".
     var tolerance = 3
     let convert: (Fixture) -> Int32
@@ -218,7 +218,7 @@ struct LibYUV {
         if worst > tolerance { fatalError("\(name) differs from Eyedropper by up to \(worst) levels") }
     }
 
-    static func bt601(layout: PixelLayout, format: OutputFormat) -> [LibYUV] {
+    static func bt601(layout: PixelLayout, format: RGBLayout) -> [LibYUV] {
         switch (layout, format) {
         case (.i420, .rgba): [planar("I420ToABGR", .rgba, I420ToABGR), planar("I420ToARGB", .bgra, I420ToARGB)]
         case (.i420, .rgb24): [planar("I420ToRAW", .rgb24, I420ToRAW)]
@@ -232,7 +232,7 @@ struct LibYUV {
     /// chroma factors as bytes in 1/64 units, and its Cb -> B byte is 128 (2.0) where BT.709 needs
     /// 2.112 (135), so strong blues come out up to 15 levels short on the random frame. A swapped
     /// plane or channel would be off by a hundred levels or more.
-    static func bt709(format: OutputFormat) -> LibYUV {
+    static func bt709(format: RGBLayout) -> LibYUV {
         var function = switch format {
         case .rgba: planar("H420ToABGR", .rgba, H420ToABGR)
         case .rgb24: planar("H420ToRAW", .rgb24, H420ToRAW)
@@ -251,7 +251,7 @@ struct LibYUV {
         UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32
     ) -> Int32
 
-    static func planar(_ name: String, _ order: OutputFormat, _ function: @escaping Planar) -> LibYUV {
+    static func planar(_ name: String, _ order: RGBLayout, _ function: @escaping Planar) -> LibYUV {
         LibYUV(name: name, order: order) { fixture in
             fixture.withPlanes { plane in
                 let (y, cb, cr) = (plane(0), plane(1), plane(2))
@@ -262,7 +262,7 @@ struct LibYUV {
         }
     }
 
-    static func semiPlanar(_ name: String, _ order: OutputFormat, _ function: @escaping SemiPlanar) -> LibYUV {
+    static func semiPlanar(_ name: String, _ order: RGBLayout, _ function: @escaping SemiPlanar) -> LibYUV {
         LibYUV(name: name, order: order) { fixture in
             fixture.withPlanes { plane in
                 let (y, cbcr) = (plane(0), plane(1))

@@ -37,26 +37,3 @@ public final class Monitor: @unchecked Sendable {
     /// Wakes every waiting thread; call inside `locked`.
     public func broadcast() { pthread_cond_broadcast(condition) }
 }
-
-/// A started thread, joined once.
-public struct Thread {
-    private let handle: pthread_t
-
-    /// Starts `body` on a new thread.
-    public init(_ body: @escaping @Sendable () -> Void) {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        var handle = pthread_t()
-        let status = pthread_create(&handle, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, Unmanaged.passRetained(Box(body)).toOpaque())
-        precondition(status == 0, "cannot start a worker thread: \(String(cString: strerror(status)))")
-        self.handle = handle
-    }
-
-    /// Waits for the thread to end.
-    public func join() { pthread_join(handle, nil) }
-}

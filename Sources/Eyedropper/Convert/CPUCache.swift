@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
 enum CPUCache {
     /// The size of CPU 0's highest cache level, from sysfs (as lscpu reads it), or 8 MiB where the
@@ -19,19 +17,14 @@ enum CPUCache {
 
     /// The number at the start of a small sysfs file, times 1024 or 1048576 for a K or M suffix.
     private static func readInteger(_ path: String) -> Int? {
-        #if canImport(Glibc)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 32)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec, retryOnInterrupt: true),
+              let count = try? fd.closeAfter({ try bytes.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) } }),
+              count > 0
+        else { return nil }
         let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingSuffixWhitespace
         let scale = text.hasSuffix("K") ? 1024 : text.hasSuffix("M") ? 1 << 20 : 1
         return Int(scale == 1 ? text : String(text.dropLast())).map { $0 * scale }
-        #else
-        return nil
-        #endif
     }
 }
 

@@ -30,11 +30,11 @@ public final class ParallelConverter {
 
     /// Converts `frame` into `destination` exactly as `YCbCrConverter.convert` does.
     public func convert(
-        _ frame: borrowing PlanarFrame, to format: OutputFormat,
+        _ frame: borrowing PlanarFrame, to layout: RGBLayout,
         into destination: UnsafeMutableRawBufferPointer, stride: Int? = nil
     ) throws(FrameGeometryError) {
         let target = try RGBDestination(
-            destination, format: format, width: frame.width, height: frame.height, stride: stride)
+            destination, layout: layout, width: frame.width, height: frame.height, stride: stride)
         let job = ChunkJob(converter: converter, frame: frame.geometry, target: target)
         if let crew, frame.width * frame.height >= Self.minimumSharedPixels {
             crew.run(job)

@@ -17,7 +17,7 @@ enum RowKernels {
         for x in start..<end {
             let c = (x / 2) * chromaStep
             let color = k.convert(YCbCr8(y: y[x], cb: cb[c], cr: cr[c]))
-            Packer.store(r: color.r, g: color.g, b: color.b, to: dst + x * Packer.format.bytesPerPixel)
+            Packer.store(r: color.r, g: color.g, b: color.b, to: dst + x * Packer.layout.bytesPerPixel)
         }
     }
 
@@ -34,7 +34,7 @@ enum RowKernels {
         let bias = SIMD8<Int16>(repeating: k.bias)
         let signFlip = SIMD8<UInt16>(repeating: 0x8000), highByte = SIMD8<UInt16>(repeating: 0xFF00)
         let dstRaw = UnsafeMutableRawPointer(dst)
-        let bytesPerPixel = Packer.format.bytesPerPixel
+        let bytesPerPixel = Packer.layout.bytesPerPixel
         // Interleaved chroma: both pointers lie in one row and the lower one starts each pair.
         let pairs = UnsafeRawPointer(min(cb, cr)), cbIsLow = cb < cr
         var x = 0

@@ -21,18 +21,18 @@ public struct YCbCrConverter: Hashable, Sendable {
     ///
     /// Throws before writing anything if the destination is too small for the frame.
     public func convert(
-        _ frame: borrowing PlanarFrame, to format: OutputFormat,
+        _ frame: borrowing PlanarFrame, to layout: RGBLayout,
         into destination: UnsafeMutableRawBufferPointer, stride: Int? = nil
     ) throws(FrameGeometryError) {
         let target = try RGBDestination(
-            destination, format: format, width: frame.width, height: frame.height, stride: stride)
+            destination, layout: layout, width: frame.width, height: frame.height, stride: stride)
         convertRows(frame.geometry, 0..<frame.height, into: target)
     }
 
     /// Converts rows `rows` (starting at an even row, so chroma rows are not split) of a validated frame.
     func convertRows(_ frame: FrameGeometry, _ rows: Range<Int>, into target: RGBDestination) {
         precondition(rows.lowerBound % 2 == 0, "chunks of rows start on even rows")
-        switch target.format {
+        switch target.layout {
         case .rgb24: convertRows(frame, rows, into: target, RGB24Packer.self)
         case .rgba: convertRows(frame, rows, into: target, RGBAPacker.self)
         case .bgra: convertRows(frame, rows, into: target, BGRAPacker.self)
@@ -59,9 +59,9 @@ public struct YCbCrConverter: Hashable, Sendable {
                 let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
                 let dst1 = pairRows == 2 ? target.row(row + 1) : nil
                 if frame.chromaStep == 1 {
-                    rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.format.c)
+                    rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.layout.c)
                 } else {
-                    rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.format.c)
+                    rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.layout.c)
                 }
             }
             #endif
@@ -98,18 +98,18 @@ public struct YCbCrConverter: Hashable, Sendable {
 struct RGBDestination: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
     let stride: Int
-    let format: OutputFormat
+    let layout: RGBLayout
 
     init(
-        _ buffer: UnsafeMutableRawBufferPointer, format: OutputFormat, width: Int, height: Int, stride: Int?
+        _ buffer: UnsafeMutableRawBufferPointer, layout: RGBLayout, width: Int, height: Int, stride: Int?
     ) throws(FrameGeometryError) {
-        let rowBytes = width * format.bytesPerPixel
+        let rowBytes = width * layout.bytesPerPixel
         let stride = stride ?? rowBytes
         let plane = Plane(bytes: UnsafeRawBufferPointer(buffer), stride: stride)
-        try plane.validate(name: "output \(format.rawValue)", rowBytes: rowBytes, rows: height)
+        try plane.validate(name: "output \(layout.rawValue)", rowBytes: rowBytes, rows: height)
         self.base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         self.stride = stride
-        self.format = format
+        self.layout = layout
     }
 
     func row(_ index: Int) -> UnsafeMutablePointer<UInt8> { base + index * stride }

@@ -57,12 +57,12 @@ public final class ColorSampler {
 
     /// Converts the whole frame into the sampler's buffer and lends it to `body`, e.g. to write it
     /// out; the buffer is reused by the next call. Throws a `SamplingError` or what `body` throws.
-    public func withRGB24<R>(_ frame: borrowing PlanarFrame, _ body: (borrowing RGBImage) throws -> R) throws -> R {
+    public func withRGB24<R>(_ frame: borrowing PlanarFrame, _ body: (borrowing RGBFrame) throws -> R) throws -> R {
         try body(convertFrame(frame))
     }
 
     /// Converts `frame` into the buffer, growing it (only) when the frame is the largest yet.
-    private func convertFrame(_ frame: borrowing PlanarFrame) throws(SamplingError) -> RGBImage {
+    private func convertFrame(_ frame: borrowing PlanarFrame) throws(SamplingError) -> RGBFrame {
         let converter = converter(for: frame)
         let byteCount = frame.width * frame.height * 3
         if rgb.count < byteCount {
@@ -75,7 +75,7 @@ public final class ColorSampler {
         } catch {
             throw .geometry(error)
         }
-        return RGBImage(bytes: UnsafeRawBufferPointer(image), width: frame.width, height: frame.height)
+        return RGBFrame(bytes: UnsafeRawBufferPointer(image), width: frame.width, height: frame.height)
     }
 
     private func converter(for frame: borrowing PlanarFrame) -> YCbCrConverter {
@@ -120,39 +120,5 @@ public final class ColorSampler {
         }
         let count = columns.count * rows.count
         return RGB8(r: UInt8((r + count / 2) / count), g: UInt8((g + count / 2) / count), b: UInt8((b + count / 2) / count))
-    }
-}
-
-/// A converted RGB24 frame over memory it does not own, such as a sampler's buffer lent by
-/// `ColorSampler.withRGB24`: non-copyable, so it cannot be kept past the call that lends it.
-public struct RGBImage: ~Copyable {
-    /// Rows of R, G, B bytes, tightly packed.
-    public let bytes: UnsafeRawBufferPointer
-    public let width: Int
-    public let height: Int
-
-    /// `bytes` must hold `width` x `height` RGB24 pixels, tightly packed.
-    public init(bytes: UnsafeRawBufferPointer, width: Int, height: Int) {
-        precondition(width > 0 && height > 0 && bytes.count >= width * height * 3,
-                     "\(bytes.count) bytes cannot hold a \(width)x\(height) RGB24 image")
-        self.bytes = bytes
-        self.width = width
-        self.height = height
-    }
-
-    public func pixel(_ x: Int, _ y: Int) -> RGB8 {
-        let offset = (y * width + x) * 3
-        return RGB8(r: bytes[offset], g: bytes[offset + 1], b: bytes[offset + 2])
-    }
-
-    /// The colours at `points`, each the pixel the point selects or the rounded mean of the patch
-    /// of `radius` around it, as `ColorSampler.sample` gives them. Replaces the contents of
-    /// `samples`, keeping its capacity.
-    public func sample(at points: [SamplePoint], radius: Int, into samples: inout [ColorSample]) {
-        samples.removeAll(keepingCapacity: true)
-        for point in points {
-            samples.append(ColorSample(point: point, color: ColorSampler.patchMean(
-                around: point, radius: radius, width: width, height: height) { pixel($0, $1) }))
-        }
     }
 }

@@ -95,7 +95,7 @@ private struct FramePublisher {
                 preconditionFailure("the slot was sized for this frame: \(error)")
             }
             seconds = start.duration(to: .now).inSeconds
-            RGBImage(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
+            RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
                 .sample(at: configuration.points, radius: configuration.radius, into: &samples)
             return FrameInfo(
                 number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry,

@@ -22,7 +22,7 @@ struct SampleController: Sendable {
         try frames.requireSource()
         var samples: [ColorSample] = []
         let body = frames.withNewest { info, rgb in
-            RGBImage(bytes: rgb, width: info.width, height: info.height)
+            RGBFrame(bytes: rgb, width: info.width, height: info.height)
                 .sample(at: points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
             return SampleJSON.object(frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples)
         }

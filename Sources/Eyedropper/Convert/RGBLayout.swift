@@ -1,7 +1,7 @@
 import CEyedropperKernels
 
-/// The packed RGB formats the converter writes.
-public enum OutputFormat: String, CaseIterable, Codable, Hashable, Sendable {
+/// How the converter packs RGB pixels in memory (`PixelLayout` is how YCbCr frames lie).
+public enum RGBLayout: String, CaseIterable, Codable, Hashable, Sendable {
     /// Bytes R, G, B.
     case rgb24
     /// Bytes R, G, B, 255.
@@ -20,10 +20,10 @@ public enum OutputFormat: String, CaseIterable, Codable, Hashable, Sendable {
     }
 }
 
-/// Writes converted pixels in one output format; the kernels are generic over it so each format
+/// Writes converted pixels in one RGB layout; the kernels are generic over it so each layout
 /// gets its own specialised loop with no per-pixel branch.
 protocol PixelPacker {
-    static var format: OutputFormat { get }
+    static var layout: RGBLayout { get }
     /// Stores one pixel.
     static func store(r: UInt8, g: UInt8, b: UInt8, to pixel: UnsafeMutablePointer<UInt8>)
     /// Stores 16 pixels.
@@ -31,7 +31,7 @@ protocol PixelPacker {
 }
 
 enum RGB24Packer: PixelPacker {
-    static var format: OutputFormat { .rgb24 }
+    static var layout: RGBLayout { .rgb24 }
 
     @inline(__always)
     static func store(r: UInt8, g: UInt8, b: UInt8, to pixel: UnsafeMutablePointer<UInt8>) {
@@ -67,7 +67,7 @@ enum RGB24Packer: PixelPacker {
 }
 
 enum RGBAPacker: PixelPacker {
-    static var format: OutputFormat { .rgba }
+    static var layout: RGBLayout { .rgba }
 
     @inline(__always)
     static func store(r: UInt8, g: UInt8, b: UInt8, to pixel: UnsafeMutablePointer<UInt8>) {
@@ -88,7 +88,7 @@ enum RGBAPacker: PixelPacker {
 }
 
 enum BGRAPacker: PixelPacker {
-    static var format: OutputFormat { .bgra }
+    static var layout: RGBLayout { .bgra }
 
     @inline(__always)
     static func store(r: UInt8, g: UInt8, b: UInt8, to pixel: UnsafeMutablePointer<UInt8>) {

@@ -2,6 +2,8 @@
 public struct FileWriteError: Error, Hashable, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String
+    /// The failed system call behind it.
+    public let systemCall: SystemCallError?
 
     public var description: String { "\(path): \(reason)" }
 }
@@ -15,7 +17,7 @@ public enum AtomicWrite {
             try file.write(bytes)
             try file.commit()
         } catch {
-            throw FileWriteError(path: path, reason: error.explained(writing: true))
+            throw FileWriteError(path: path, reason: error.explained(writing: true), systemCall: error)
         }
     }
 }

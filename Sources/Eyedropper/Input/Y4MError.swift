@@ -8,12 +8,15 @@ public struct Y4MError: Error, CustomStringConvertible, Hashable, Sendable {
     /// Whether the file, or a directory on its path, does not exist: a missing input rather than
     /// a damaged one (the command line exits 66 for it, 65 for bad data).
     public let isMissing: Bool
+    /// The failed system call behind it, if one failed (not for damaged data).
+    public let systemCall: SystemCallError?
 
-    public init(path: String, frame: Int?, reason: String, isMissing: Bool = false) {
+    public init(path: String, frame: Int?, reason: String, isMissing: Bool = false, systemCall: SystemCallError? = nil) {
         self.path = path
         self.frame = frame
         self.reason = reason
         self.isMissing = isMissing
+        self.systemCall = systemCall
     }
 
     /// `<path>: frame 3: <reason>` or `<path>: <reason>`.
@@ -26,9 +29,9 @@ public struct Y4MError: Error, CustomStringConvertible, Hashable, Sendable {
     }
 
     /// The error for a failed open, read or write.
-    static func system(_ path: String, frame: Int?, _ error: SystemError, writing: Bool = false) -> Y4MError {
+    static func system(_ path: String, frame: Int?, _ error: SystemCallError, writing: Bool = false) -> Y4MError {
         Y4MError(path: path, frame: frame, reason: error.explained(writing: writing),
-                 isMissing: !writing && error.cause == .notFound)
+                 isMissing: !writing && error.cause == .notFound, systemCall: error)
     }
 }
 

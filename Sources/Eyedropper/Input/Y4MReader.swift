@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Reads 8-bit 4:2:0 frames from a YUV4MPEG2 (`.y4m`) file or pipe, one after another.
 ///
 /// One `FrameBuffer`, allocated at open, holds every frame in turn, and the `FRAME` lines are read
@@ -26,7 +28,7 @@ public final class Y4MReader {
     static let maximumFrameLineLength = 4096
     private static let frameMarker: [UInt8] = Array("FRAME".utf8)
 
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let frame: FrameBuffer
     /// Bytes read from the file but not yet used: `readAhead[pending]`.
     private let readAhead: UnsafeMutableRawBufferPointer
@@ -37,7 +39,7 @@ public final class Y4MReader {
     public init(path: String) throws(Y4MError) {
         self.path = path
         do {
-            fd = try FileIO.openForReading(path)
+            fd = try FileDescriptor.open(reading: path)
         } catch {
             throw .system(path, frame: nil, error)
         }
@@ -49,7 +51,7 @@ public final class Y4MReader {
             frame = try FrameBuffer(layout: .i420, width: header.width, height: header.height,
                                     colorimetry: header.colorimetry)
         } catch let error as Y4MError {
-            FileIO.close(fd)
+            fd.closeReporting()
             readAhead.deallocate()
             throw error
         } catch {
@@ -59,7 +61,7 @@ public final class Y4MReader {
     }
 
     deinit {
-        FileIO.close(fd)
+        fd.closeReporting()
         readAhead.deallocate()
     }
 
@@ -84,13 +86,13 @@ public final class Y4MReader {
     /// Fills `buffer` until it holds a newline or is full or the file ends; returns the header's
     /// bytes (up to and including the newline, or all of them) and how much of `buffer` was filled.
     private static func readHeader(
-        fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String
+        fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String
     ) throws(Y4MError) -> (bytes: Range<Int>, filled: Int) {
         var filled = 0
         while filled < buffer.count {
             let count: Int
             do {
-                count = try FileIO.readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                count = try fd.readSome(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
             } catch {
                 throw .system(path, frame: nil, error)
             }
@@ -109,7 +111,7 @@ public final class Y4MReader {
     private func nextByte() throws(Y4MError) -> NextByte {
         if pending.isEmpty {
             do {
-                pending = 0..<(try FileIO.readSome(fd, into: readAhead))
+                pending = 0..<(try fd.readSome(into: readAhead))
             } catch {
                 throw .system(path, frame: framesRead, error)
             }
@@ -158,7 +160,7 @@ public final class Y4MReader {
         }
         var got = buffered
         do {
-            got += try FileIO.readFully(fd, into: UnsafeMutableRawBufferPointer(rebasing: destination[buffered...]))
+            got += try fd.readFully(into: UnsafeMutableRawBufferPointer(rebasing: destination[buffered...]))
         } catch {
             throw .system(path, frame: framesRead, error)
         }
