@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // The 256-bit row kernels. C, not Swift: Swift has no per-function target attribute, and
@@ -53,6 +55,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
@@ -80,5 +84,12 @@ let package = Package(
             ]),
         .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG"]),
         .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
+        // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
+        .testTarget(
+            name: "EyedropperServerTests",
+            dependencies: [
+                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
     ]
 )

@@ -8,11 +8,11 @@ import Musl
 ///
 /// pthreads rather than Swift concurrency because conversion and sampling threads must hand work
 /// over without allocating per frame, and the thread sanitizer understands them.
-final class Monitor: @unchecked Sendable {
+public final class Monitor: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -25,15 +25,15 @@ final class Monitor: @unchecked Sendable {
     }
 
     /// Runs `body` holding the mutex.
-    func locked<R>(_ body: () throws -> R) rethrows -> R {
+    public func locked<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits, inside `locked`, until another thread calls `broadcast`.
-    func wait() { pthread_cond_wait(condition, mutex) }
+    public func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Wakes every waiting thread; call inside `locked`.
-    func broadcast() { pthread_cond_broadcast(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 }

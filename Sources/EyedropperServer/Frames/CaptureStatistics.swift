@@ -1,3 +1,4 @@
+import CoreMetrics
 import Eyedropper
 
 /// Counters and timings of the capture thread, read by the status and metrics endpoints.
@@ -25,8 +26,12 @@ final class CaptureStatistics: Sendable {
     /// How many recent frames the rate and percentiles cover.
     static let window = 1024
     private let state = Locked(State())
+    /// Each frame's conversion time also goes to this histogram (`/metrics`), which covers every
+    /// frame since the start where the percentiles cover the last `window`.
+    private let conversionHistogram: CoreMetrics.Timer?
 
-    init() {
+    init(conversionHistogram: CoreMetrics.Timer? = nil) {
+        self.conversionHistogram = conversionHistogram
         state.withLock { state in
             state.conversionTimes.reserveCapacity(Self.window)
             state.publishTimes.reserveCapacity(Self.window)
@@ -40,6 +45,7 @@ final class CaptureStatistics: Sendable {
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }
 
     func recordFrame(conversionSeconds: Double, colorimetry: Colorimetry) {
+        conversionHistogram?.recordNanoseconds(Int64((conversionSeconds * 1e9).rounded()))
         let now = ContinuousClock.now
         state.withLock { state in
             state.snapshot.framesCaptured += 1

@@ -12,8 +12,9 @@ struct EncodedFrame: Sendable {
 /// The newest frame as JPEG, compressed lazily: on the first request for a frame, once, however
 /// many clients (stream or not) want it; nothing is compressed while nobody is watching.
 ///
-/// One encoder, so one compression at a time; a request that arrives while it runs waits for it
-/// and then takes its result or, when a newer frame came meanwhile, compresses that.
+/// Compression runs on `JPEGEncoderPool`'s threads, never on the caller's. One compression of the
+/// default quality at a time: a request that arrives while it runs waits for it and then takes its
+/// result or, when a newer frame came meanwhile, compresses that.
 final class JPEGCache: Sendable {
     private struct State {
         var cached: EncodedFrame?
@@ -21,21 +22,19 @@ final class JPEGCache: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Used only by the task that set `encoding`.
-    private final class EncoderBox: @unchecked Sendable {
-        let encoder: JPEGEncoder
-        init(_ encoder: JPEGEncoder) { self.encoder = encoder }
-    }
-
     private let frames: LatestFrame
-    private let encoder: EncoderBox
+    private let pool: JPEGEncoderPool
+    /// Of the cached frames.
+    let quality: Int
     private let state = Locked(State())
-    /// Frames compressed since the start: for the tests and the metrics.
+    /// Frames compressed at `quality` since the start: for the tests and the metrics.
     private let encoded = Atomic<Int>(0)
 
-    init(frames: LatestFrame, quality: Int) throws(JPEGError) {
+    init(frames: LatestFrame, quality: Int, pool: JPEGEncoderPool) throws(JPEGError) {
+        _ = try JPEGEncoder(quality: quality)  // refuses a quality out of range now, not at the first request
         self.frames = frames
-        self.encoder = EncoderBox(try JPEGEncoder(quality: quality))
+        self.quality = quality
+        self.pool = pool
     }
 
     var framesEncoded: Int { encoded.load(ordering: .relaxed) }
@@ -65,7 +64,7 @@ final class JPEGCache: Sendable {
                     if finished { continuation.resume() }
                 }
             case .encode:
-                let result = Result { try Self.encode(frames, with: encoder.encoder) }
+                let result = await Result { try await encodeNewest(quality: quality) }
                 let waiters = state.withLock { state in
                     if case let .success(frame) = result { state.cached = frame }
                     state.encoding = false
@@ -79,18 +78,33 @@ final class JPEGCache: Sendable {
         }
     }
 
-    /// The newest frame at another quality: compressed for this request alone, not cached.
-    func newest(quality: Int) throws -> EncodedFrame {
-        try Self.encode(frames, with: JPEGEncoder(quality: quality))
+    /// The newest frame at `quality`: the cached frame at the default quality, else compressed for
+    /// this request alone.
+    func newest(quality: Int) async throws -> EncodedFrame {
+        if quality == self.quality { return try await newest() }
+        return try await encodeNewest(quality: quality)
     }
 
-    private static func encode(_ frames: LatestFrame, with encoder: JPEGEncoder) throws -> EncodedFrame {
-        let frame = try frames.withNewest { info, rgb in
-            try encoder.withJPEG(rgb24: rgb, width: info.width, height: info.height) { jpeg in
-                EncodedFrame(number: info.number, jpeg: ByteBuffer(bytes: jpeg))
+    private func encodeNewest(quality: Int) async throws -> EncodedFrame {
+        let frames = frames
+        return try await pool.withEncoder(quality: quality) { encoder in
+            let frame = try frames.withNewest { info, rgb in
+                try encoder.withJPEG(rgb24: rgb, width: info.width, height: info.height) { jpeg in
+                    EncodedFrame(number: info.number, jpeg: ByteBuffer(bytes: jpeg))
+                }
             }
+            guard let frame else { throw FrameUnavailable.noFrameYet }
+            return frame
         }
-        guard let frame else { throw FrameUnavailable.noFrameYet }
-        return frame
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

@@ -1,3 +1,5 @@
+import Hummingbird
+
 /// `GET /`: one self-contained page: the live picture; a click samples the point under the
 /// pointer through the sample endpoint and shows its colour beside the picture, newest of the last
 /// samples first.
@@ -64,4 +66,14 @@ enum Page {
     </body>
     </html>
     """#
+}
+
+/// `GET /`: the page.
+struct PageController: Sendable {
+    func addRoutes(to group: RouterGroup<some RequestContext>) {
+        group.getOnly("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: Page.html)))
+        }
+    }
 }

@@ -1,0 +1,76 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The `eyedropper serve` application for `configuration`: the routes, and the capture as a service
+/// that runs while the application does. `EyedropperServer.run` and the tests both call this.
+/// `logger` hears what happens, the address served on first (at `notice`).
+public func buildApplication(
+    _ configuration: ServeConfiguration, logger: Logger = Logger(label: "eyedropper")
+) throws -> some ApplicationProtocol {
+    try buildApplication(configuration, parts: ServerParts(configuration, logger: logger), logger: logger)
+}
+
+/// Everything one server holds, shared by its routes and its capture.
+struct ServerParts: Sendable {
+    let frames = LatestFrame()
+    let metrics = ServerMetrics()
+    let statistics: CaptureStatistics
+    let capture: CaptureLoop
+    let encoders = JPEGEncoderPool()
+    let jpeg: JPEGCache
+    let streams: StreamLimit
+
+    init(_ configuration: ServeConfiguration, logger: Logger) throws {
+        statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
+        capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, logger: logger)
+        do {
+            jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders)
+        } catch {
+            encoders.stop()
+            throw error
+        }
+        streams = StreamLimit(limit: configuration.maxStreams)
+    }
+}
+
+func buildApplication(
+    _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
+) -> some ApplicationProtocol {
+    let router = Router()
+    router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
+    router.add(middleware: JSONErrorMiddleware())
+    PageController().addRoutes(to: router.group())
+    let api = router.group("api/v1")
+    SampleController(configuration: configuration, frames: parts.frames, streams: parts.streams).addRoutes(to: api)
+    FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
+    StatusController(
+        configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
+        streams: parts.streams, metrics: parts.metrics
+    ).addRoutes(to: router.group())
+
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        services: [CaptureService(parts: parts)],
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port.map(String.init) ?? "?"
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            logger.notice("serving \(configuration.source.source) on http://\(host):\(port)/")
+        },
+        logger: serverLogger(logger))
+}
+
+/// Runs the capture while the application runs; at shutdown (or cancellation) ends the streams,
+/// stops (and releases) the capture and the JPEG threads.
+struct CaptureService: Service {
+    let parts: ServerParts
+
+    func run() async throws {
+        parts.capture.start()
+        try? await gracefulShutdown()
+        parts.frames.close()
+        parts.capture.stop()
+        parts.encoders.stop()
+    }
+}

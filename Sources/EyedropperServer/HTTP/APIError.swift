@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+
+/// An error a client sees: its status and its `{"error":...,"parameter":...}` body in one place,
+/// so a 400, 404, 405 and 503 all speak the same JSON.
+protocol JSONResponseError: HTTPResponseError {
+    /// What went wrong, for a person.
+    var message: String { get }
+    /// The request parameter at fault, if one is.
+    var parameterAtFault: String? { get }
+    var headers: HTTPFields { get }
+}
+
+extension JSONResponseError {
+    var parameterAtFault: String? { nil }
+    var headers: HTTPFields { [:] }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = ErrorBody(error: message, parameter: parameterAtFault).json(status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}
+
+extension BadParameter: JSONResponseError {
+    var status: HTTPResponse.Status { .badRequest }
+    var message: String { reason }
+    var parameterAtFault: String? { parameter }
+}
+
+extension FrameUnavailable: JSONResponseError {
+    var status: HTTPResponse.Status { .serviceUnavailable }
+    var message: String { description }
+}
+
+/// More stream clients than `--max-streams`.
+struct TooManyStreams: JSONResponseError {
+    let limit: Int
+    var status: HTTPResponse.Status { .serviceUnavailable }
+    var message: String { "too many stream clients: at most \(limit) at once (--max-streams)" }
+}
+
+/// No route has this path.
+struct PathNotFound: JSONResponseError {
+    let path: String
+    var status: HTTPResponse.Status { .notFound }
+    var message: String { "nothing at \(path): see the endpoints at /" }
+}
+
+/// A route has this path, but not for this method.
+struct MethodNotAllowed: JSONResponseError {
+    let method: HTTPRequest.Method
+    let path: String
+    var status: HTTPResponse.Status { .methodNotAllowed }
+    var message: String { "\(path) answers GET only, not \(method)" }
+    var headers: HTTPFields { [.allow: "GET"] }
+}
+
+/// Anything else a handler throws: 500, with the error's description.
+struct InternalError: JSONResponseError {
+    let error: any Error
+    var status: HTTPResponse.Status { .internalServerError }
+    var message: String { "\(error)" }
+}
+
+/// Makes every error JSON: the router's own 404 and errors that are not `JSONResponseError`s
+/// included (Hummingbird's would have an empty or differently shaped body).
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any JSONResponseError {
+            return try error.response(from: request, context: context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return try PathNotFound(path: request.uri.path).response(from: request, context: context)
+        } catch let error as any HTTPResponseError {
+            return ErrorBody(error: error.status.reasonPhrase, parameter: nil).json(status: error.status)
+        } catch {
+            return try InternalError(error: error).response(from: request, context: context)
+        }
+    }
+}
+
+extension RouterMethods {
+    /// Routes GET `path` to `handler`, and every other usual method on `path` to 405 (rather than
+    /// the router's 404, which would say the path does not exist).
+    @discardableResult
+    func getOnly(
+        _ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
+    ) -> Self {
+        get(path, use: handler)
+        for method: HTTPRequest.Method in [.head, .post, .put, .patch, .delete, .options] {
+            on(path, method: method) { request, _ -> Response in
+                throw MethodNotAllowed(method: request.method, path: request.uri.path)
+            }
+        }
+        return self
+    }
+}
+
+private struct ErrorBody: Encodable {
+    let error: String
+    let parameter: String?
+}
+
+extension Encodable {
+    /// This value as a JSON response (keys sorted, so the text is stable).
+    func json(status: HTTPResponse.Status) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}

@@ -1,0 +1,51 @@
+import Eyedropper
+import Hummingbird
+
+/// `sample` (the colours at any points of the newest frame) and `samples` (an event per frame with
+/// the colours at the configured points).
+struct SampleController: Sendable {
+    let configuration: ServeConfiguration
+    let frames: LatestFrame
+    let streams: StreamLimit
+
+    func addRoutes(to group: RouterGroup<some RequestContext>) {
+        group.getOnly("sample") { request, _ in try sample(request) }
+        group.getOnly("samples") { request, _ in try events(request) }
+    }
+
+    /// `?at=X,Y&...&radius=R`: the colours at those points (default: the configured ones) of the
+    /// newest frame, as one line of `eyedropper sample`.
+    private func sample(_ request: Request) throws -> Response {
+        let query = try Query(request.uri.query, allowed: ["at", "radius"])
+        let points = try query.points()
+        let radius = try query.integer("radius", in: 0...SamplingError.maximumRadius) ?? configuration.radius
+        try frames.requireSource()
+        var samples: [ColorSample] = []
+        let body = frames.withNewest { info, rgb in
+            RGBFrame(bytes: rgb, width: info.width, height: info.height)
+                .sample(at: points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
+            return SampleJSON.object(frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples)
+        }
+        guard let body else { throw FrameUnavailable.noFrameYet }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// Server-Sent Events: one `data:` line per frame with the colours at the configured points.
+    private func events(_ request: Request) throws -> Response {
+        _ = try Query(request.uri.query, allowed: [])
+        return try streams.response(contentType: "text/event-stream") { writer in
+            var last = -1
+            while let info = await frames.frame(after: last) {
+                last = info.number
+                try await writer.write(ByteBuffer(string: "id: \(info.number)\ndata: \(info.samplesJSON)\n\n"))
+            }
+        }
+    }
+}
+
+extension LatestFrame {
+    /// Throws `FrameUnavailable` while the source is failing.
+    func requireSource() throws(FrameUnavailable) {
+        if let failure { throw FrameUnavailable.sourceFailed(failure) }
+    }
+}

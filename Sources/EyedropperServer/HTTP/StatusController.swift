@@ -1,0 +1,27 @@
+import Hummingbird
+
+/// The capture's figures: `/api/v1/status` as JSON and `/metrics` in Prometheus' text format.
+struct StatusController: Sendable {
+    let configuration: ServeConfiguration
+    let frames: LatestFrame
+    let statistics: CaptureStatistics
+    let jpeg: JPEGCache
+    let streams: StreamLimit
+    let metrics: ServerMetrics
+
+    /// `group` is the root: the two live under different prefixes.
+    func addRoutes(to group: RouterGroup<some RequestContext>) {
+        group.getOnly("api/v1/status") { request, _ in try status(request).json(status: .ok) }
+        group.getOnly("metrics") { request, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition(try status(request)))))
+        }
+    }
+
+    private func status(_ request: Request) throws -> StatusReport {
+        _ = try Query(request.uri.query, allowed: [])
+        return StatusReport(
+            source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
+            framesEncoded: jpeg.framesEncoded, streamClients: streams.count)
+    }
+}

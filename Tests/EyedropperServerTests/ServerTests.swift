@@ -1,0 +1,332 @@
+import Eyedropper
+import EyedropperJPEG
+import EyedropperServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every endpoint of `buildApplication`, in process, against the test pattern, whose colours are
+/// known: 75% bars, BT.709 limited range at 1280x720.
+@Suite(.timeLimit(.minutes(1))) struct ServerTests {
+    /// For tests that do not look at the colours: a quarter of the conversion work.
+    static let small = TestSource.testPattern(width: 320, height: 240)
+
+    /// The centres of the eight bars, at a quarter of the height.
+    static let barPoints = (0..<8).map { "\((Double($0) + 0.5) / 8),0.25" }
+
+    /// The centre is the magenta bar, 191/0/192 in 8-bit BT.709 code values; each bar's centre is
+    /// its colour within one level. Catches a wrong matrix or range (BT.601 gives other values), a
+    /// misplaced point, or a body not shaped like `eyedropper sample`'s line.
+    @Test func sampleGivesTheBarColours() async throws {
+        try await withServer(serveConfiguration()) { client in
+            let centre = try await client.get("/api/v1/sample?at=0.5,0.5")
+            #expect(centre.status == .ok)
+            #expect(centre.headers[.contentType] == "application/json")
+            #expect(centre.text.wholeMatch(of: #/\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"\}\]\}/#) != nil,
+                    "\(centre.text)")
+
+            let query = Self.barPoints.map { "at=\($0)" }.joined(separator: "&") + "&radius=3"
+            let bars = try await client.get("/api/v1/sample?" + query).json["samples"] as? [[String: Any]] ?? []
+            #expect(bars.count == 8)
+            for (sample, color) in zip(bars, TestPattern.barColors) {
+                let pixel = ["r", "g", "b"].map { sample[$0] as? Int ?? -100 }
+                #expect(isClose(pixel, color, within: 1), "\(sample) is not \(color)")
+            }
+        }
+    }
+
+    /// With no `at`, the configured points; a radius comes back as asked. Catches the default
+    /// points being ignored.
+    @Test func sampleDefaultsToTheConfiguredPoints() async throws {
+        let points = [try SamplePoint(x: 0.0625, y: 0.25), try SamplePoint(x: 0.9375, y: 0.25)]
+        try await withServer(serveConfiguration(points: points)) { client in
+            let samples = try await client.get("/api/v1/sample").json["samples"] as? [[String: Any]] ?? []
+            #expect(samples.map { $0["hex"] as? String } == ["#bfbfbf", "#000000"], "\(samples)")
+        }
+    }
+
+    /// frame.jpg decodes to the whole frame; each bar keeps its colour within JPEG's loss. Catches
+    /// a JPEG of the wrong size, of a stale or empty buffer, or with swapped channels.
+    @Test(arguments: ["/api/v1/frame.jpg", "/api/v1/frame.jpg?quality=95", "/api/v1/frame.jpg?quality=80"])
+    func frameJPEGIsTheNewestFrame(target: String) async throws {
+        try await withServer(serveConfiguration()) { client in
+            let response = try await client.get(target)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "image/jpeg")
+            #expect(response.headers[.cacheControl] == "no-store")
+            let image = try JPEGDecoder.decode(response.bytes)
+            #expect((image.width, image.height) == (1280, 720))
+            for (bar, color) in TestPattern.barColors.enumerated() {
+                let offset = (180 * 1280 + bar * 160 + 80) * 3
+                let pixel = image.pixels[offset..<(offset + 3)].map(Int.init)
+                #expect(isClose(pixel, color, within: 6), "\(target) bar \(bar): \(pixel)")
+            }
+        }
+    }
+
+    /// Nothing is compressed while nobody watches; with three stream clients and repeated
+    /// frame.jpg requests each frame is compressed at most once. Catches a compression per client
+    /// or per request, or compressing every frame whether anyone watches or not. (5 fps, so that
+    /// each stream sees most frames even while other tests keep the cooperative threads busy.)
+    @Test func jpegIsEncodedOnlyOnDemandAndOncePerFrame() async throws {
+        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), fps: 5)) { client in
+            try await waitForFrames(5, client)
+            let idle = try await client.get("/api/v1/status").json
+            #expect(idle["framesEncoded"] as? Int == 0, "\(idle)")
+            let streams = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<3 { group.addTask { try await readStream("/api/v1/stream.mjpg", whileCapturing: 10, client) } }
+                for _ in 0..<10 { _ = try await client.get("/api/v1/frame.jpg") }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let watched = try await client.get("/api/v1/status").json
+            let encoded = watched["framesEncoded"] as? Int ?? 0, captured = watched["framesCaptured"] as? Int ?? 0
+            let parts = streams.map { split($0.bytes, on: Array("--eyedropperframe\r\n".utf8)).count - 1 }
+            #expect(parts.allSatisfy { $0 >= 5 }, "\(parts), \(captured) frames")
+            #expect(encoded >= parts.max() ?? 0, "\(watched), parts \(parts)")
+            #expect(encoded < parts.reduce(0, +), "shared: \(watched), parts \(parts)")
+            #expect(encoded <= captured - (idle["framesCaptured"] as? Int ?? 0) + 1, "\(watched)")
+        }
+    }
+
+    /// The MJPEG stream's parts are whole JPEGs of the frame. Catches a wrong boundary, a
+    /// Content-Length that is not the JPEG's, or a part that does not decode.
+    @Test func mjpegStreamSendsJPEGParts() async throws {
+        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), fps: 10)) { client in
+            let response = try await readStream("/api/v1/stream.mjpg", whileCapturing: 8, client)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "multipart/x-mixed-replace; boundary=eyedropperframe")
+            let parts = split(response.bytes, on: Array("--eyedropperframe\r\n".utf8))
+            #expect(parts.first?.isEmpty == true)
+            #expect(parts.count >= 4, "\(parts.count - 1) parts")
+            for part in parts.dropFirst().map(Array.init) {
+                let headerEnd = try #require(firstIndex(of: [13, 10, 13, 10], in: part[...]))
+                let headers = String(decoding: part[..<headerEnd], as: UTF8.self)
+                let length = try #require(headers.wholeMatch(of: /Content-Type: image\/jpeg\r\nContent-Length: (\d+)/).flatMap { Int($0.1) })
+                #expect(part.count == headerEnd + 4 + length + 2, "a part is its JPEG and CRLF")
+                let image = try JPEGDecoder.decode(Array(part[(headerEnd + 4)..<(headerEnd + 4 + length)]))
+                #expect((image.width, image.height) == (320, 240))
+                let offset = (60 * 320 + 4 * 40 + 20) * 3  // inside the magenta bar
+                #expect(isClose(image.pixels[offset..<(offset + 3)].map(Int.init), TestPattern.barColors[4], within: 8))
+            }
+        }
+    }
+
+    /// The event stream: one event per frame, in order, with the colours at the configured points.
+    /// Catches events out of order or repeated, a frame number that disagrees with the id, or other
+    /// points than the configured ones.
+    @Test func eventStreamSendsTheConfiguredPointsEachFrame() async throws {
+        let points = [try SamplePoint(x: 0.5625, y: 0.25), try SamplePoint(x: 0.0625, y: 0.25)]
+        try await withServer(serveConfiguration(fps: 10, points: points)) { client in
+            let response = try await readStream("/api/v1/samples", whileCapturing: 8, client)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/event-stream")
+            let events = response.text.components(separatedBy: "\n\n").dropLast()
+            #expect(events.count >= 4, "\(response.text)")
+            #expect(response.text.hasSuffix("\n\n"))
+            var ids: [Int] = []
+            for event in events {
+                let match = try #require(event.wholeMatch(of: /id: (\d+)\ndata: (\{.*\})/), "\(event)")
+                ids.append(Int(match.1)!)
+                #expect(match.2.hasPrefix(#"{"frame":\#(match.1),"#))
+                #expect(match.2.hasSuffix(##""samples":[{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0"},{"x":0.0625,"y":0.25,"r":191,"g":191,"b":191,"hex":"#bfbfbf"}]}"##), "\(match.2)")
+            }
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(ids)")
+        }
+    }
+
+    /// Status gives the source, its format and colorimetry and the capture's figures, with
+    /// conversion times to the nanosecond. At 10 fps nothing is dropped. Catches a wrong format
+    /// string, counters that do not move, a rate off the pacing, and conversion times rounded to
+    /// the microsecond (a 4 us conversion would show one digit).
+    @Test func statusDescribesTheCapture() async throws {
+        try await withServer(serveConfiguration(Self.small, fps: 10)) { client in
+            try await waitForFrames(12, client)
+            let status = try await client.get("/api/v1/status")
+            #expect(status.status == .ok)
+            #expect(status.headers[.contentType] == "application/json")
+            let json = status.json
+            #expect(json["source"] as? String == "testpattern")
+            #expect(json["state"] as? String == "running")
+            #expect(json["error"] == nil)
+            #expect(json["format"] as? String == "320x240 YU12 (test pattern)")
+            #expect(json["matrix"] as? String == "bt601" && json["range"] as? String == "limited")
+            let captured = json["framesCaptured"] as? Int ?? -1
+            #expect((12...40).contains(captured), "\(captured)")
+            #expect(json["framesDropped"] as? Int == 0)
+            #expect(json["framesEncoded"] as? Int == 0)
+            #expect(json["streamClients"] as? Int == 0)
+            let rate = json["frameRate"] as? Double ?? 0
+            #expect(rate > 7 && rate < 14, "\(rate): paced at 10, with catching up after a slow frame")
+            let conversion = json["conversionMilliseconds"] as? [String: Double] ?? [:]
+            let times = ["p50", "p90", "p99", "max"].compactMap { conversion[$0] }
+            #expect(times.count == 4 && conversion.count == 4, "\(conversion)")
+            #expect(times.first! > 0 && times == times.sorted(), "\(times)")
+            #expect(times.allSatisfy { abs($0 * 1e6 - ($0 * 1e6).rounded()) < 1e-6 }, "to the nanosecond: \(times)")
+            #expect(times.contains { abs($0 * 1e3 - ($0 * 1e3).rounded()) > 1e-6 }, "finer than the microsecond: \(times)")
+        }
+    }
+
+    /// /metrics passes `promtool check metrics` and has the capture's figures, the conversion
+    /// histogram, requests by route and status, and the build. Catches text Prometheus cannot read,
+    /// a histogram whose buckets or count disagree, requests not counted, lost metric names.
+    @Test func metricsArePrometheusText() async throws {
+        try await withServer(serveConfiguration(Self.small)) { client in
+            try await waitForFrames(3, client)
+            _ = try await client.get("/api/v1/sample?at=0.5,0.5")
+            _ = try await client.get("/api/v1/nothing")
+            _ = try await client.get("/api/v1/frame.jpg?quality=0")
+            let metrics = try await client.get("/metrics")
+            #expect(metrics.status == .ok)
+            #expect(metrics.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+            let text = metrics.text
+            if let problems = try promtoolProblems(text) { Issue.record("\(problems)\n\(text)") }
+            let lines = Set(text.split(separator: "\n").map(String.init))
+            for line in [
+                "# TYPE eyedropper_source_up gauge", "eyedropper_source_up 1.0",
+                "# TYPE eyedropper_frames_captured_total counter", "# TYPE eyedropper_frames_dropped_total counter",
+                "# TYPE eyedropper_frames_encoded_total counter", "eyedropper_frames_encoded_total 0",
+                "# TYPE eyedropper_frame_rate gauge", "# TYPE eyedropper_stream_clients gauge", "eyedropper_stream_clients 0.0",
+                "# TYPE eyedropper_conversion_seconds histogram", "# TYPE eyedropper_http_requests_total counter",
+                #"eyedropper_http_requests_total{route="/api/v1/sample",method="GET",status="200"} 1"#,
+                #"eyedropper_http_requests_total{route="NotFound",method="GET",status="404"} 1"#,
+                #"eyedropper_http_requests_total{route="/api/v1/frame.jpg",method="GET",status="400"} 1"#,
+                #"eyedropper_build_info{version="\#(EyedropperServer.version)"} 1.0"#,
+            ] {
+                #expect(lines.contains(line), "\(line)\n\(text)")
+            }
+            let captured = try #require(Self.value(of: "eyedropper_frames_captured_total", in: text))
+            #expect(captured >= 3)
+            // Cumulative buckets from 50 us to 100 ms, the last equal to the count.
+            let bounds = ["0.00005", "0.0001", "0.0002", "0.0005", "0.001", "0.002", "0.005", "0.01", "0.02", "0.05", "0.1", "+Inf"]
+            let buckets = bounds.compactMap { Self.value(of: #"eyedropper_conversion_seconds_bucket{le="\#($0)"}"#, in: text) }
+            #expect(buckets.count == bounds.count, "\(text)")
+            #expect(buckets == buckets.sorted())
+            let count = try #require(Self.value(of: "eyedropper_conversion_seconds_count", in: text))
+            #expect(buckets.last == count && count >= captured, "\(count) conversions, \(captured) frames")
+            let sum = try #require(Self.value(of: "eyedropper_conversion_seconds_sum", in: text))
+            #expect(sum > 0 && sum < count, "seconds, not milliseconds: \(sum) for \(count)")
+            let resident = try #require(Self.value(of: "eyedropper_process_resident_memory_bytes", in: text))
+            #expect(resident > 1_000_000)
+            let start = try #require(Self.value(of: "eyedropper_process_start_time_seconds", in: text))
+            #expect(abs(start - Date().timeIntervalSince1970) < 3600)
+        }
+    }
+
+    /// The value on the line that starts `name ` in Prometheus text.
+    static func value(of name: String, in text: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+    }
+
+    @Test func pageShowsTheStreamAndSamplesOnClick() async throws {
+        try await withServer(serveConfiguration(Self.small)) { client in
+            let page = try await client.get("/")
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(page.text.contains(#"<img id="picture" src="/api/v1/stream.mjpg""#))
+            #expect(page.text.contains("/api/v1/sample?at="))
+        }
+    }
+
+    /// Bad parameters are 400 with JSON naming the parameter. Catches a parameter accepted that is
+    /// out of range or unknown, a 500, or an error that names the wrong parameter.
+    @Test(arguments: [
+        ("/api/v1/sample?at=1.5,0", "at"), ("/api/v1/sample?at=-0.1,0.5", "at"), ("/api/v1/sample?at=nan,0.5", "at"),
+        ("/api/v1/sample?at=0.5", "at"), ("/api/v1/sample?at=a,b", "at"), ("/api/v1/sample?radius=513", "radius"),
+        ("/api/v1/sample?radius=-1", "radius"), ("/api/v1/sample?radius=two", "radius"), ("/api/v1/sample?colour=red", "colour"),
+        ("/api/v1/sample?at=%zz", "at=%zz"), ("/api/v1/sample?at", "at"), ("/api/v1/frame.jpg?quality=0", "quality"),
+        ("/api/v1/frame.jpg?quality=101", "quality"), ("/api/v1/status?verbose=1", "verbose"), ("/metrics?x=1", "x"),
+        ("/api/v1/stream.mjpg?fps=2", "fps"), ("/api/v1/samples?at=0.5,0.5", "at"),
+    ])
+    func badRequestsNameTheParameter(target: String, parameter: String) async throws {
+        try await withServer(serveConfiguration(Self.small)) { client in
+            let response = try await client.get(target)
+            #expect(response.status == .badRequest, "\(target)")
+            #expect(response.headers[.contentType] == "application/json")
+            #expect(Set(response.json.keys) == ["error", "parameter"], "\(response.text)")
+            #expect(response.json["parameter"] as? String == parameter, "\(target): \(response.text)")
+            #expect((response.json["error"] as? String)?.isEmpty == false)
+        }
+    }
+
+    /// The whole body of a bad point, byte for byte: the contract scripts read.
+    @Test func badPointBodyIsExact() async throws {
+        try await withServer(serveConfiguration(Self.small)) { client in
+            let response = try await client.get("/api/v1/sample?at=1.5,0")
+            #expect(response.text == #"{"error":"point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner","parameter":"at"}"#)
+        }
+    }
+
+    /// An unknown path is 404 and a known path with another method 405, both as JSON like every
+    /// other error. Catches Hummingbird's own empty 404, or 404 for a wrong method.
+    @Test func unknownPathsAndMethodsAnswerJSON() async throws {
+        try await withServer(serveConfiguration(Self.small)) { client in
+            for target in ["/api/v1/nothing", "/favicon.ico", "/api/v2/sample"] {
+                let response = try await client.get(target)
+                #expect(response.status == .notFound, "\(target)")
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(response.text == #"{"error":"nothing at \#(target.replacingOccurrences(of: "/", with: "\\/")): see the endpoints at \/"}"#)
+            }
+            let post = try await client.post("/api/v1/sample", body: ByteBuffer(string: "at=0.5,0.5"))
+            #expect(post.status == .methodNotAllowed)
+            #expect(post.headers[.allow] == "GET")
+            #expect(post.headers[.contentType] == "application/json")
+            #expect(post.text == #"{"error":"\/api\/v1\/sample answers GET only, not POST"}"#)
+            let delete = try await client.delete("/metrics")
+            #expect(delete.status == .methodNotAllowed)
+        }
+    }
+
+    /// A camera that cannot be opened: the frame endpoints say why with 503, status and metrics
+    /// say it failed. Catches a 500, an empty body, or a source reported up.
+    @Test func failingSourceIsServiceUnavailable() async throws {
+        try await withServer(serveConfiguration(.missingCamera), waitForFrame: false) { client in
+            var status: [String: Any] = [:]
+            for _ in 0..<100 where status["state"] as? String != "failed" {
+                try await Task.sleep(for: .milliseconds(20))
+                status = try await client.get("/api/v1/status").json
+            }
+            #expect(status["state"] as? String == "failed")
+            #expect((status["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true, "\(status)")
+            for target in ["/api/v1/sample?at=0.5,0.5", "/api/v1/frame.jpg"] {
+                let response = try await client.get(target)
+                #expect(response.status == .serviceUnavailable, "\(target)")
+                #expect(response.headers[.contentType] == "application/json")
+                #expect((response.json["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true, "\(response.text)")
+            }
+            #expect(try await client.get("/metrics").text.contains("\neyedropper_source_up 0.0\n"))
+        }
+    }
+
+    /// Past --max-streams, stream requests get 503 naming the option; a place frees when a client
+    /// leaves. Catches an uncapped server, or places that leak so the cap stays reached.
+    @Test func streamClientsAreCapped() async throws {
+        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), maxStreams: 2)) { client in
+            let mjpeg = Task { try await client.get("/api/v1/stream.mjpg") }
+            let events = Task { try await client.get("/api/v1/samples") }
+            try await Self.waitForStreamClients(2, client)
+            let refused = try await client.get("/api/v1/stream.mjpg")
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.text == #"{"error":"too many stream clients: at most 2 at once (--max-streams)"}"#)
+            #expect(try await client.get("/api/v1/samples").status == .serviceUnavailable)
+            #expect(try await client.get("/api/v1/sample").status == .ok)
+            events.cancel()
+            #expect(try await events.value.status == .ok)
+            try await Self.waitForStreamClients(1, client)
+            let again = try await readStream("/api/v1/samples", whileCapturing: 2, client)
+            #expect(again.status == .ok && again.text.hasPrefix("id: "))
+            mjpeg.cancel()
+            _ = try await mjpeg.value
+            try await Self.waitForStreamClients(0, client)
+        }
+    }
+
+    static func waitForStreamClients(_ count: Int, _ client: some TestClientProtocol) async throws {
+        var open = -1
+        for _ in 0..<250 where open != count {
+            open = try await client.get("/api/v1/status").json["streamClients"] as? Int ?? -1
+            if open != count { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(open == count, "stream clients")
+    }
+}
