@@ -13,8 +13,9 @@ import Glibc
 /// the source's own or the configuration's override.
 public final class FrameSource {
     public let configuration: Configuration
-    /// What the source delivers, e.g. "1280x720 NV12 read in place"; nil until a camera is open.
-    public private(set) var format: String?
+    /// The stream it delivers, e.g. "1280x720 NV12 read in place" (what the service's status calls
+    /// "format"); nil until a camera is open.
+    public private(set) var stream: String?
     /// Frames the source had but never lent: a camera's when its reader was slower, and those a
     /// live test pattern or file fell behind by.
     public var framesDropped: Int { dropped + (session?.framesDropped ?? 0) }
@@ -54,11 +55,11 @@ public final class FrameSource {
             let buffer = try TestPattern(width: size.width, height: size.height)
                 .makeFrameBuffer(layout: configuration.patternLayout)
             pattern = buffer
-            format = "\(buffer.width)x\(buffer.height) \(buffer.layout.fourCC) (test pattern)"
+            stream = "\(buffer.width)x\(buffer.height) \(buffer.layout.fourCC) (test pattern)"
         case let .file(path):
             let reader = try Y4MReader(path: path)
             file = reader
-            format = "\(reader.width)x\(reader.height) \(PixelLayout.i420.fourCC) (YUV4MPEG2)"
+            stream = "\(reader.width)x\(reader.height) \(PixelLayout.i420.fourCC) (YUV4MPEG2)"
             fps = reader.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? fps
             // Skipped frames are read whole (a damaged one is still an error) and keep their time.
             while fileFrames < configuration.framesToSkip, try reader.readFrame({ _ in }) == .frame { fileFrames += 1 }
@@ -172,7 +173,7 @@ public final class FrameSource {
             differences.append("\(agreedFPS) fps (asked \(fps))")
         }
         let (size, fourCC) = ("\(agreed.width)x\(agreed.height)", agreed.layout.fourCC)
-        format = agreed.isNative ? "\(size) \(fourCC) read in place" : "\(size) \(fourCC) converted from \(agreed.sourceFourCC) by libv4l2"
+        stream = agreed.isNative ? "\(size) \(fourCC) read in place" : "\(size) \(fourCC) converted from \(agreed.sourceFourCC) by libv4l2"
         let route = agreed.isNative ? "\(fourCC) read in place" : "\(agreed.sourceFourCC) converted to \(fourCC) by libv4l2"
         let note = differences.isEmpty ? "" : "; the device chose " + differences.joined(separator: ", ")
         logger.info("\(device): \(size) \(route), \(agreed.colorimetry) (\(agreed.driverColorimetry))\(note)")

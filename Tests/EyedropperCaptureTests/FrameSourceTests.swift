@@ -60,7 +60,7 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
         configuration.patternLayout = .nv12
         configuration.range = .full
         let source = try FrameSource(configuration, logger: LogRecorder().logger)
-        #expect(source.format == "64x48 NV12 (test pattern)")
+        #expect(source.stream == "64x48 NV12 (test pattern)")
         var seen: [String] = []
         for _ in 0..<3 {
             #expect(try source.next { frame, timestamp in
@@ -77,7 +77,7 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
         var configuration = FrameSource.Configuration(source: .file(try fiveFrameFile(scratch)))
         configuration.skip = 3
         let source = try FrameSource(configuration, logger: LogRecorder().logger)
-        #expect(source.format == "4x2 YU12 (YUV4MPEG2)")
+        #expect(source.stream == "4x2 YU12 (YUV4MPEG2)")
         let frames = try read(source, 10)
         #expect(frames.map(\.first) == [120, 160])
         #expect(frames.map(\.timestamp) == [0.12, 0.16])

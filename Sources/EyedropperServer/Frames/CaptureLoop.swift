@@ -47,12 +47,12 @@ final class CaptureLoop: Sendable {
             let source = try FrameSource(
                 configuration.source, logger: logger, isStopped: { [self] in stopped },
                 onOutage: { [frames] in frames.fail("\($0)") })
-            var (format, dropped): (String?, Int) = (nil, 0)
+            var (stream, dropped): (String?, Int) = (nil, 0)
             while !stopped, try source.next({ frame, timestamp in
-                // A camera's format is known once it is open, and may change when it comes back.
-                if source.format != format {
-                    format = source.format
-                    statistics.setFormat(format)
+                // A camera's stream is known once it is open, and may change when it comes back.
+                if source.stream != stream {
+                    stream = source.stream
+                    statistics.setStream(stream)
                 }
                 publisher.publish(frame, timestamp: timestamp)
             }) {

@@ -5,7 +5,7 @@ import Eyedropper
 final class CaptureStatistics: Sendable {
     /// What the figures looked like at one moment.
     struct Snapshot: Sendable {
-        var format: String?
+        var stream: String?
         var colorimetry: Colorimetry?
         var framesCaptured = 0
         var framesDropped = 0
@@ -38,8 +38,8 @@ final class CaptureStatistics: Sendable {
         }
     }
 
-    /// The agreed format, e.g. "1280x720 NV12 read in place".
-    func setFormat(_ format: String?) { state.withLock { $0.snapshot.format = format } }
+    /// The stream the source delivers, e.g. "1280x720 NV12 read in place" (status: "format").
+    func setStream(_ stream: String?) { state.withLock { $0.snapshot.stream = stream } }
 
     /// Frames the source delivered that were never converted (the capture thread was behind).
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }

@@ -30,7 +30,7 @@ struct StatusReport: Codable, Hashable, Sendable {
         self.source = source
         state = failure == nil ? "running" : "failed"
         error = failure
-        format = capture.format
+        format = capture.stream
         matrix = capture.colorimetry?.matrix
         range = capture.colorimetry?.range
         framesCaptured = capture.framesCaptured
