@@ -48,7 +48,6 @@ struct Bench: ParsableCommand {
     /// Frames of the test pattern or a file converted before timing starts.
     static let warmUpFrames = 10
 
-
     func validate() throws {
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1, got \(frames)") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256, got \(threads)") }
