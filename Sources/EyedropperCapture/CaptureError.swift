@@ -15,7 +15,7 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The driver's agreed format does not describe a whole frame.
         case unusableFormat(String)
         /// Any other failed call: its name ("VIDIOC_QBUF", "mmap") and swift-system's `Errno`.
-        case failed(operation: String, Errno)
+        case failed(SystemCallError)
     }
 
     public let device: String
@@ -38,7 +38,7 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case .resourceBusy: .busy
         case .operationNotSupportedByDevice: .disconnected  // ENODEV
         case .inappropriateIOCTLForDevice: .notCaptureDevice  // ENOTTY: the node takes no V4L2 ioctls
-        default: .failed(operation: failure.operation, failure.errno)
+        default: .failed(failure)
         }
         systemCall = failure
     }
@@ -66,9 +66,8 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): no usable format: \(detail); `eyedropper formats --device \(device)` lists what it offers"
         case let .unusableFormat(detail):
             "\(device): the driver's format does not describe a whole frame: \(detail)"
-        case let .failed(operation, errno):
-            // `<operation> failed: <strerror text>`
-            "\(device): \(SystemCallError(operation: operation, errno: errno))"
+        case let .failed(failure):
+            "\(device): \(failure)"  // `<operation> failed: <strerror text>`
         }
     }
 }

@@ -76,9 +76,8 @@ public final class FrameSource {
     /// live, the time since the start. False when a file read once has ended or a wait for a
     /// camera was stopped; the test pattern never ends.
     public func next(_ body: (borrowing PlanarFrame, _ timestamp: Double) throws -> Void) throws -> Bool {
-        let override = configuration.colorimetryOverride
         func lend(_ frame: borrowing PlanarFrame, _ timestamp: Double) throws {
-            try frame.withColorimetry(override(frame.colorimetry)) { try body($0, timestamp) }
+            try frame.withColorimetry(configuration.colorimetryOverride(frame.colorimetry)) { try body($0, timestamp) }
         }
         if pacer != nil { dropped += pacer!.waitForNextFrame() }
         switch configuration.source {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Eyedropper
 import EyedropperCapture
 import SystemPackage
 import Testing
@@ -35,7 +36,7 @@ import Testing
         #expect(CaptureError(device: "/dev/video0", operation: "VIDIOC_DQBUF", Errno(rawValue: ENODEV)).kind == .disconnected)
         #expect(CaptureError(device: "/dev/null", operation: "VIDIOC_QUERYCAP", Errno(rawValue: ENOTTY)).kind == .notCaptureDevice)
         let other = CaptureError(device: "/dev/video0", operation: "VIDIOC_QBUF", Errno(rawValue: EIO))
-        #expect(other.kind == .failed(operation: "VIDIOC_QBUF", Errno(rawValue: EIO)))
+        #expect(other.kind == .failed(SystemCallError(operation: "VIDIOC_QBUF", errno: Errno(rawValue: EIO))))
         #expect(other.description == "/dev/video0: VIDIOC_QBUF failed: Input/output error")
         #expect(CaptureError(device: "/dev/video0", kind: .permissionDenied).description.contains("'video' group"))
     }

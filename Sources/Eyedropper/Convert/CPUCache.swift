@@ -18,10 +18,9 @@ enum CPUCache {
     /// The number at the start of a small sysfs file, times 1024 or 1048576 for a K or M suffix.
     private static func readInteger(_ path: String) -> Int? {
         var bytes = [UInt8](repeating: 0, count: 32)
-        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec, retryOnInterrupt: true),
-              let count = try? fd.closeAfter({ try bytes.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) } }),
-              count > 0
-        else { return nil }
+        guard let fd = try? FileDescriptor.open(reading: path) else { return nil }
+        defer { fd.closeReporting() }
+        guard let count = try? bytes.withUnsafeMutableBytes({ try fd.readSome(into: $0) }), count > 0 else { return nil }
         let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingSuffixWhitespace
         let scale = text.hasSuffix("K") ? 1024 : text.hasSuffix("M") ? 1 << 20 : 1
         return Int(scale == 1 ? text : String(text.dropLast())).map { $0 * scale }
