@@ -38,7 +38,10 @@ let package = Package(
         suite("Convert", ["CLibYUV"]),
         suite("Sample"),
         suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench"]),
-        suite("EndToEnd", [.product(name: "EyedropperJPEG", package: "Eyedropper")]),
+        suite("EndToEnd", [
+            .product(name: "EyedropperJPEG", package: "Eyedropper"),
+            .product(name: "EyedropperCapture", package: "Eyedropper"),
+        ]),
     ]
 )
 

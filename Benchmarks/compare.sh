@@ -12,7 +12,7 @@
 # Only wall clock and allocation counts are measured here; the full metrics come from Scripts/bench.
 set -euo pipefail
 cd "$(dirname "$0")"
-../Scripts/install-deps pkg-config libyuv-dev libturbojpeg0-dev
+../Scripts/install-deps pkg-config libyuv-dev libturbojpeg0-dev libv4l-dev
 
 targets=(--target Convert --target JPEG --target EndToEnd)
 for argument in "$@"; do

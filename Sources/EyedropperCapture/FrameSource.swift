@@ -41,7 +41,8 @@ public final class FrameSource {
     /// first `next`. `isStopped` ends a wait for a camera; `onOutage` hears of each outage that the
     /// reconnect policy waits out, once, when it starts.
     public init(
-        _ configuration: Configuration, logger: Logger, isStopped: @escaping () -> Bool = { false },
+        _ configuration: Configuration, logger: Logger = Logger(label: "eyedropper"),
+        isStopped: @escaping () -> Bool = { false },
         onOutage: @escaping (CaptureError) -> Void = { _ in }
     ) throws {
         self.configuration = configuration

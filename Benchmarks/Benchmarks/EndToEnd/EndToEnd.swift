@@ -16,6 +16,7 @@
 import Benchmark
 import BenchmarkSupport
 import Eyedropper
+import EyedropperCapture
 import EyedropperJPEG
 
 let benchmarks: @Sendable () -> Void = {
@@ -47,6 +48,44 @@ let benchmarks: @Sendable () -> Void = {
                 }
                 return pipeline
             }
+        }
+    }
+
+    // FrameSource, the way every command and the service read frames: the test pattern lent with
+    // the override applied and 10 points sampled straight from the planes, 30 frames an
+    // iteration. Its threshold holds the source's per-frame path to no allocation.
+    Benchmark("EndToEnd_1920x1080_frame-source_30-frames") { (_: Benchmark, reader: SourceReader) throws in
+        for _ in 0..<Pipeline.framesPerJPEG {
+            try reader.nextFrame()
+        }
+        blackHole(reader.samples)
+    } setup: {
+        let reader = try SourceReader(width: 1920, height: 1080)
+        try reader.nextFrame()
+        guard reader.samples.count == Pipeline.points.count else { fatalError("frame-source: \(reader.samples.count) samples") }
+        return reader
+    }
+}
+
+/// A `FrameSource` on the test pattern (BT.709 limited, read as full range to exercise the
+/// override) and a sampler taking the direct path.
+final class SourceReader {
+    let source: FrameSource
+    let sampler = ColorSampler()
+    private(set) var samples: [ColorSample] = []
+
+    init(width: Int, height: Int) throws {
+        var configuration = FrameSource.Configuration(source: .testPattern)
+        (configuration.width, configuration.height) = (width, height)
+        configuration.range = .full
+        source = try FrameSource(configuration)
+        samples.reserveCapacity(Pipeline.points.count)
+    }
+
+    @inline(__always)
+    func nextFrame() throws {
+        _ = try source.next { frame, _ in
+            try sampler.sample(frame, at: Pipeline.points, path: .direct, into: &samples)
         }
     }
 }
