@@ -62,7 +62,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         // The test pattern unless told otherwise: a benchmark should not depend on what is plugged in.
-        var configuration = input.configuration(fallback: .testPattern)
+        var configuration = try input.configuration(fallback: .testPattern)
         if configuration.source == .testPattern, input.size == nil { (configuration.width, configuration.height) = (1920, 1080) }
         configuration.patternLayout = layout ?? .i420
         let source = configuration.source

@@ -18,7 +18,7 @@ struct EyedropperCommand: AsyncParsableCommand {
             file, 66 a missing file or device, 73 an output file that cannot be written, 74 a \
             device busy, gone or silent, 77 permission denied.
             """,
-        subcommands: [Sample.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self],
+        subcommands: [Sample.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self],
         defaultSubcommand: Sample.self
     )
 
@@ -61,6 +61,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as SamplingError: (error.description, 64)
         case let error as JPEGError: (error.description, 70)
         case let error as CaptureError: (error.description, captureStatus(error))
+        case let error as ControlError: (error.description, controlStatus(error))
         default: nil
         }
     }
@@ -84,5 +85,16 @@ func captureStatus(_ error: CaptureError) -> Int32 {
     case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
     case .permissionDenied: 77
     case .busy, .disconnected, .timeout, .unusableFormat, .failed: 74
+    }
+}
+
+/// The sysexits status for a control error: 64 for what was asked (an unknown control, a value
+/// it does not take), 74 for a driver that refuses, 66 or 65 for a controls file missing or not
+/// a JSON object.
+func controlStatus(_ error: ControlError) -> Int32 {
+    switch error.kind {
+    case .failed: 74
+    case let .file(_, _, missing): missing ? 66 : 65
+    default: 64
     }
 }

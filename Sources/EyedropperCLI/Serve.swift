@@ -41,7 +41,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         // Live, like a camera: the test pattern and files paced at their rate. A service waits out
         // every camera failure with --reconnect, from the start: it may start before its camera.
-        var configuration = ServeConfiguration(source: input.configuration(pacing: .live, reconnectPolicy: .always))
+        var configuration = ServeConfiguration(source: try input.configuration(pacing: .live, reconnectPolicy: .always))
         configuration.points = sampling.pointsOrCentre
         configuration.radius = sampling.radius
         configuration.host = listen.host

@@ -35,11 +35,27 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Code range: auto (what the source reports), full or limited.")
     var range: RangeChoice = .auto
 
+    @Option(name: .customLong("control"), help: ArgumentHelp(
+        "A camera control to set as the camera opens, NAME=VALUE (repeatable, or NAME=VALUE,NAME=VALUE); `eyedropper controls` lists them.",
+        valueName: "NAME=VALUE"))
+    var controlSettings: [String] = []
+
+    @Option(name: .customLong("controls"), help: ArgumentHelp(
+        "A JSON file of camera controls to set, {\"name\": value, ...}, as `eyedropper controls --save FILE` writes it; --control wins over it.",
+        valueName: "FILE"))
+    var controlsFile: String?
+
+    @Flag(help: "Let the camera's automatic exposure, white balance and gain settle during --skip, then switch them off at the values they settled on.")
+    var lock = false
+
     @OptionGroup var diagnostics: LogOptions
 
     func validate() throws {
         if let skip, skip < 0 { throw ValidationError("--skip must be 0 or more, got \(skip)") }
         if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be a positive number, got \(fps)") }
+        for text in controlSettings {
+            do { _ = try ControlSetting.parseList(text) } catch { throw ValidationError(error.description) }
+        }
         if let source, SourceName(source) == nil {
             throw ValidationError("--source \(source): give a capture device (/dev/videoN), a .y4m file or 'testpattern'")
         }
@@ -53,7 +69,7 @@ struct SourceOptions: ParsableArguments {
     func configuration(
         fallback: SourceName? = nil, pacing: FrameSource.Configuration.Pacing = .asRead,
         reconnectPolicy: FrameSource.Configuration.ReconnectPolicy = .afterUnplug
-    ) -> FrameSource.Configuration {
+    ) throws -> FrameSource.Configuration {
         var configuration = FrameSource.Configuration(source: sourceName ?? fallback ?? {
             let chosen = SourceName.firstCameraOrTestPattern()
             diagnostics.logger.info("no --source given: reading \(chosen == .testPattern ? "the built-in test pattern" : chosen.description)")
@@ -68,6 +84,9 @@ struct SourceOptions: ParsableArguments {
         configuration.matrix = matrix.matrix
         configuration.range = range.range
         configuration.pacing = pacing
+        configuration.controls = try (controlsFile.map(Controls.settings(file:)) ?? [])
+            + controlSettings.flatMap { try ControlSetting.parseList($0) }
+        configuration.lock = lock
         return configuration
     }
 

@@ -59,14 +59,17 @@ public final class CaptureSession {
     public private(set) var framesDropped = 0
     /// Frames the driver flagged as damaged (V4L2_BUF_FLAG_ERROR), dropped.
     public private(set) var damagedFrames = 0
-    private let fd: Int32
+    /// The descriptor, for the camera's controls (`CameraControls`): opened through libv4l2.
+    let fd: Int32
     private let timeoutMilliseconds: Int32
     private var mappings: [UnsafeMutableRawBufferPointer] = []
     private var skipRemaining: Int
     private var streaming = false
 
-    /// Opens `device`, agrees a format and rate, maps buffers and starts streaming.
-    public init(device: String, request: CaptureRequest = CaptureRequest()) throws(CaptureError) {
+    /// Opens `device`, agrees a format and rate, lends the descriptor to `prepare` (to set
+    /// controls before any frame), maps buffers and starts streaming. Throws a `CaptureError`, or
+    /// what `prepare` throws.
+    public init(device: String, request: CaptureRequest = CaptureRequest(), prepare: (Int32) throws -> Void = { _ in }) throws {
         let formats = try CaptureDevices.formats(device: device)
         self.device = device
         self.timeoutMilliseconds = request.timeoutMilliseconds
@@ -74,6 +77,7 @@ public final class CaptureSession {
         let fd = try onDevice(device, "open") { () throws(Errno) in try V4L2Calls.open(device, converting: true) }
         do {
             agreed = try Self.negotiate(fd, device: device, request: request, formats: formats)
+            try prepare(fd)
         } catch {
             V4L2Calls.close(fd)
             throw error

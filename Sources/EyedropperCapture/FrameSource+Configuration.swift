@@ -90,6 +90,12 @@ extension FrameSource {
         /// The layout the test pattern is made in (a camera's and a file's are their own).
         public var patternLayout = PixelLayout.i420
         public var pacing = Pacing.asRead
+        /// Camera controls set at every open of the camera, in this order but automatic ones
+        /// first (`--control`, `--controls FILE`).
+        public var controls: [ControlSetting] = []
+        /// Whether to switch the camera's automatic controls off once the skipped frames have let
+        /// them settle, keeping the values they settled on (`--lock`).
+        public var lock = false
 
         public static let defaultPatternSize = (width: 1280, height: 720)
         public static let defaultCameraSkip = 5

@@ -21,6 +21,9 @@ public final class FrameSource {
     public var framesDropped: Int { dropped + (session?.framesDropped ?? 0) }
     /// Frames a camera's driver flagged as damaged, dropped.
     public var framesDamaged: Int { damaged + (session?.damagedFrames ?? 0) }
+    /// A camera's controls: set at every open to what the configuration (and anyone since)
+    /// asked; nil for the test pattern and files.
+    public let controls: CameraControls?
 
     private let logger: Logger
     private let isStopped: () -> Bool
@@ -36,12 +39,17 @@ public final class FrameSource {
     private var pacer: Pacer?
     /// Counts of camera sessions already closed, and of frames the pacer skipped.
     private var dropped = 0, damaged = 0
+    /// Whether `--lock` is still to be done, at the first frame after the skipped ones.
+    private var lockPending: Bool
 
     /// Opens the test pattern or the file (skipping `skip` frames of it); a camera opens at the
     /// first `next`. `isStopped` ends a wait for a camera; `onOutage` hears of each outage that the
-    /// reconnect policy waits out, once, when it starts.
+    /// reconnect policy waits out, once, when it starts. `controls`: a camera's, when someone else
+    /// (the service) sets them too; default: the configuration's. Controls asked for a source
+    /// that is not a camera are a `ControlError`.
     public init(
         _ configuration: Configuration, logger: Logger = Logger(label: "eyedropper"),
+        controls: CameraControls? = nil,
         isStopped: @escaping () -> Bool = { false },
         onOutage: @escaping (CaptureError) -> Void = { _ in }
     ) throws {
@@ -49,6 +57,14 @@ public final class FrameSource {
         self.logger = logger
         self.isStopped = isStopped
         self.onOutage = onOutage
+        lockPending = configuration.lock
+        if case let .camera(device) = configuration.source {
+            self.controls = controls ?? CameraControls(device: device, settings: configuration.controls)
+        } else if !configuration.controls.isEmpty || configuration.lock {
+            throw ControlError(device: nil, .notACamera(configuration.source.description))
+        } else {
+            self.controls = nil
+        }
         var fps = configuration.fps
         switch configuration.source {
         case .testPattern:
@@ -115,7 +131,11 @@ public final class FrameSource {
                     guard let opened = try open(device) else { return false }
                     session = opened
                 }
-                try session!.withNextFrame { frame, info in try lend(frame, info.timestamp) }
+                let session = session!
+                try session.withNextFrame { frame, info in
+                    if lockPending { try lock(session) }
+                    try lend(frame, info.timestamp)
+                }
                 return true
             } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) {
                 close()
@@ -129,14 +149,15 @@ public final class FrameSource {
     private func open(_ device: String) throws -> CaptureSession? {
         while true {
             do {
-                let session = try CaptureSession(device: device, request: configuration.captureRequest)
+                let session = try CaptureSession(device: device, request: configuration.captureRequest) { fd in
+                    for warning in try controls?.apply(fd: fd) ?? [] { logger.warning("\(warning)") }
+                }
                 cameraOpened = true
                 describe(session.agreed, device: device)
                 if inOutage { logger.info("\(device): back") }
                 inOutage = false
                 return session
-            } catch {
-                guard configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) else { throw error }
+            } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) {
                 startOutage(error)
             }
             // In tenths, so a stop is noticed within 0.1 s.
@@ -145,6 +166,16 @@ public final class FrameSource {
                 usleep(100_000)
             }
         }
+    }
+
+    /// `--lock`, once the skipped frames have let the automatic controls settle: kept by
+    /// `controls`, so a reconnect sets the same values again rather than locking anew.
+    private func lock(_ session: CaptureSession) throws {
+        lockPending = false
+        let locked = try controls!.lock(fd: session.fd)
+        logger.info(locked.isEmpty
+            ? "\(session.device): --lock: no automatic control was on, nothing to lock"
+            : "\(session.device): locked at the values the camera settled on: \(locked.map(\.description).joined(separator: " "))")
     }
 
     private func startOutage(_ error: CaptureError) {

@@ -61,6 +61,61 @@ enum V4L2Calls {
         return try SystemCalls.retryingInterrupts { poll(&descriptor, 1, milliseconds) }.get() > 0
     }
 
+    /// The control after `id` (`ED_CTRL_FLAG_NEXT` for the first), nil after the last. The
+    /// corresponding ioctl is `VIDIOC_QUERY_EXT_CTRL` with the NEXT_CTRL and NEXT_COMPOUND flags.
+    static func nextControl(_ fd: Int32, after id: UInt32) throws(Errno) -> v4l2_query_ext_ctrl? {
+        var query = v4l2_query_ext_ctrl()
+        query.id = id | ED_CTRL_FLAG_NEXT
+        return try enumerate(fd, ED_VIDIOC_QUERY_EXT_CTRL, &query) ? query : nil
+    }
+
+    /// Control `id` as it is now (its flags change: an automatic control makes others inactive).
+    /// The corresponding ioctl is `VIDIOC_QUERY_EXT_CTRL`.
+    static func queryControl(_ fd: Int32, id: UInt32) throws(Errno) -> v4l2_query_ext_ctrl {
+        var query = v4l2_query_ext_ctrl()
+        query.id = id
+        try ioctl(fd, ED_VIDIOC_QUERY_EXT_CTRL, &query)
+        return query
+    }
+
+    /// Menu entry `index` of control `id`: its label and its integer (an integer menu's entry);
+    /// nil for an index the menu skips. The corresponding ioctl is `VIDIOC_QUERYMENU`.
+    static func menuEntry(_ fd: Int32, control id: UInt32, index: UInt32) throws(Errno) -> (label: String, value: Int64)? {
+        var label = [CChar](repeating: 0, count: 33)  // 32 and a NUL the driver need not write
+        var value: Int64 = 0
+        do {
+            _ = try SystemCalls.retryingInterrupts { ed_v4l2_query_menu(fd, id, index, &label, &value) }.get()
+        } catch where error == .invalidArgument {
+            return nil
+        }
+        return (String(decoding: label.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), value)
+    }
+
+    /// Reads (`set` false) or writes one integer control's current value: the value read, or the
+    /// value the driver kept. The corresponding ioctls are `VIDIOC_G_EXT_CTRLS` and `VIDIOC_S_EXT_CTRLS`.
+    static func controlValue(_ fd: Int32, id: UInt32, is64: Bool, set newValue: Int64? = nil) throws(Errno) -> Int64 {
+        var value = newValue ?? 0
+        let request = newValue == nil ? ED_VIDIOC_G_EXT_CTRLS : ED_VIDIOC_S_EXT_CTRLS
+        _ = try SystemCalls.retryingInterrupts { ed_v4l2_control_value(fd, request, id, is64 ? 1 : 0, &value) }.get()
+        return value
+    }
+
+    /// Reads a string control of at most `maximum` characters. The corresponding ioctl is
+    /// `VIDIOC_G_EXT_CTRLS`.
+    static func controlString(_ fd: Int32, id: UInt32, maximum: Int) throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: maximum + 1)
+        let size = UInt32(buffer.count)
+        _ = try SystemCalls.retryingInterrupts { ed_v4l2_control_string(fd, ED_VIDIOC_G_EXT_CTRLS, id, &buffer, size) }.get()
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Writes a string control. The corresponding ioctl is `VIDIOC_S_EXT_CTRLS`.
+    static func setControlString(_ fd: Int32, id: UInt32, _ text: String) throws(Errno) {
+        var buffer = Array(text.utf8CString)
+        let size = UInt32(buffer.count)
+        _ = try SystemCalls.retryingInterrupts { ed_v4l2_control_string(fd, ED_VIDIOC_S_EXT_CTRLS, id, &buffer, size) }.get()
+    }
+
     /// The names in a directory (for finding /dev/video*). The corresponding calls are
     /// `opendir`, `readdir` and `closedir`.
     static func directoryEntries(_ path: String) -> [String] {
