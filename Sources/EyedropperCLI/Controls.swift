@@ -78,13 +78,15 @@ struct Controls: ParsableCommand {
                 case let (.string, .text(text)): line += " value='\(text)'"
                 case let (.bitmask, .integer(number)): line += " value=\(hex(number))"
                 case let (.menu, .integer(number)): line += " value=\(number)" + (control.menuLabel(number).map { " (\($0))" } ?? "")
+                case let (.intmenu, .integer(number)):
+                    line += " value=\(number)" + (control.menu.first { $0.index == number }?.integer.map { " (\($0) 0x\(String($0, radix: 16)))" } ?? "")
                 default: line += " value=\(value)"
                 }
             }
             if !control.flags.isEmpty { line += " flags=" + control.flags.names.joined(separator: ", ") }
             out += line + "\n"
             for entry in control.menu {
-                out += "\t\t\t\t\(entry.index): " + (entry.integer.map { "\($0) (\(hex($0)))" } ?? entry.label) + "\n"
+                out += "\t\t\t\t\(entry.index): " + (entry.integer.map { "\($0) (0x\(String($0, radix: 16)))" } ?? entry.label) + "\n"
             }
         }
         return out

@@ -77,6 +77,12 @@ public struct CameraControl: Hashable, Sendable {
         public let label: String
         /// An integer menu's value (its label is that number, written out).
         public let integer: Int64?
+
+        public init(index: Int64, label: String, integer: Int64? = nil) {
+            self.index = index
+            self.label = label
+            self.integer = integer
+        }
     }
 
     /// v4l2-ctl's name: the driver's label in lower case, runs of anything but letters and
@@ -101,6 +107,25 @@ public struct CameraControl: Hashable, Sendable {
     /// The class heading it is listed under ("User Controls", "Camera Controls").
     public let className: String
 
+    public init(
+        name: String, label: String, id: UInt32, kind: Kind, minimum: Int64, maximum: Int64, step: UInt64,
+        defaultValue: Int64, flags: Flags, value: Value?, menu: [MenuEntry], dimensions: [UInt32], className: String
+    ) {
+        self.name = name
+        self.label = label
+        self.id = id
+        self.kind = kind
+        self.minimum = minimum
+        self.maximum = maximum
+        self.step = step
+        self.defaultValue = defaultValue
+        self.flags = flags
+        self.value = value
+        self.menu = menu
+        self.dimensions = dimensions
+        self.className = className
+    }
+
     /// The label made into v4l2-ctl's name.
     public static func name(forLabel label: String) -> String {
         var name = "", pendingUnderscore = false
@@ -117,7 +142,7 @@ public struct CameraControl: Hashable, Sendable {
     }
 
     /// Whether it holds one value Eyedropper can set (not a button, array or compound control).
-    var isScalar: Bool {
+    package var isScalar: Bool {
         dimensions.isEmpty && [.int, .bool, .menu, .int64, .string, .bitmask, .intmenu].contains(kind)
     }
 

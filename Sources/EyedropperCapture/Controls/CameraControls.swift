@@ -58,7 +58,7 @@ public final class CameraControls: Sendable {
     /// The control `query` describes, with its menu and its current value.
     private static func control(_ query: v4l2_query_ext_ctrl, fd: Int32, className: String) -> CameraControl {
         let kind = CameraControl.Kind(query.type), flags = CameraControl.Flags(rawValue: query.flags)
-        let dimensions = Array(withUnsafeBytes(of: query.dims) { $0.bindMemory(to: UInt32.self) }.prefix(Int(query.nr_of_dims)))
+        let dimensions = withUnsafeBytes(of: query.dims) { Array($0.bindMemory(to: UInt32.self).prefix(Int(query.nr_of_dims))) }
         var menu: [CameraControl.MenuEntry] = []
         if kind == .menu || kind == .intmenu, query.maximum - query.minimum < 4096 {
             for index in query.minimum...query.maximum {
@@ -83,7 +83,9 @@ public final class CameraControls: Sendable {
         if control.kind == .string {
             return (try? V4L2Calls.controlString(fd, id: control.id, maximum: Int(control.maximum))).map { .text($0) }
         }
-        return (try? V4L2Calls.controlValue(fd, id: control.id, is64: control.kind == .int64)).map { .integer($0) }
+        guard let value = try? V4L2Calls.controlValue(fd, id: control.id, is64: control.kind == .int64) else { return nil }
+        // A bit mask's 32 bits are unsigned: 0x80002000 is 2147491840, not negative.
+        return .integer(control.kind == .bitmask ? Int64(UInt32(truncatingIfNeeded: value)) : value)
     }
 
     // MARK: - Setting
@@ -173,7 +175,7 @@ public final class CameraControls: Sendable {
     }
 
     /// The control `name` means: v4l2-ctl's name, a former name of it, or its id (`0x00980900`).
-    static func control(named name: String, in listing: [CameraControl]) -> CameraControl? {
+    package static func control(named name: String, in listing: [CameraControl]) -> CameraControl? {
         if let control = listing.first(where: { $0.name == name }) { return control }
         let id = ControlNames.formerNames[name] ?? CameraControl.integer(name).flatMap { UInt32(exactly: $0) }
         return id.flatMap { id in listing.first { $0.id == id } }
@@ -252,7 +254,7 @@ extension CameraControl {
     }
 
     /// `value` brought into the range, onto the step.
-    func clamped(_ value: Int64) -> Int64 {
+    package func clamped(_ value: Int64) -> Int64 {
         let inRange = Swift.min(Swift.max(value, minimum), maximum)
         guard step > 1 else { return inRange }
         return minimum + (inRange - minimum) / Int64(step) * Int64(step)

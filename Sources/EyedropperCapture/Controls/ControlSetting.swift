@@ -25,16 +25,16 @@ public struct ControlSetting: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A setting checked against a device: the control it names and the value to write.
-struct ResolvedSetting: Hashable, Sendable {
-    let control: CameraControl
-    let value: CameraControl.Value
+package struct ResolvedSetting: Hashable, Sendable {
+    package let control: CameraControl
+    package let value: CameraControl.Value
     /// As asked, for messages.
-    let asked: ControlSetting
+    package let asked: ControlSetting
 }
 
 extension CameraControl {
     /// `setting`'s value for this control, checked against its type, range, step and menu.
-    func resolve(_ setting: ControlSetting, device: String) throws(ControlError) -> ResolvedSetting {
+    package func resolve(_ setting: ControlSetting, device: String) throws(ControlError) -> ResolvedSetting {
         func invalid(_ expected: String) -> ControlError {
             ControlError(device: device, .invalidValue(setting, expected: expected))
         }
@@ -42,8 +42,8 @@ extension CameraControl {
         guard isScalar || kind == .button else { throw ControlError(device: device, .notSettable(name, kind: kind.rawValue)) }
         let text = String(setting.value.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         switch kind {
-        case .string:
-            let length = Int64(text.utf8.count)
+        case .string:  // as given, spaces and all
+            let length = Int64(setting.value.utf8.count)
             guard length >= minimum, length <= maximum, step <= 1 || (length - minimum) % Int64(step) == 0 else {
                 throw invalid("text of \(minimum) to \(maximum) bytes" + (step > 1 ? " in steps of \(step)" : ""))
             }
