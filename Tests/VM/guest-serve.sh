@@ -2,7 +2,8 @@
 # Guest: eyedropper serve on a real driver: the sample endpoint gives vivid's bar colours in the
 # driver's colorimetry and status names the agreed format; an unplug makes the frame endpoints
 # answer 503 while the server keeps answering, and with --reconnect sampling comes back; SIGTERM
-# ends the server and releases the camera. Writes PASS/FAIL lines to $RESULTS.
+# ends the server and releases the camera; camera controls set through the API reach the device
+# and survive the unplug. Writes PASS/FAIL lines to $RESULTS.
 RESULTS=${RESULTS:-/mnt/out/results.txt}
 DEV=/dev/video0
 pass() { echo "PASS $1" >> "$RESULTS"; }
@@ -37,6 +38,39 @@ case "$status" in
     *) fail "serve: status" "$status" ;;
 esac
 
+# Camera controls through the API: the listing, a value set and read back (by the API and by
+# v4l2-ctl), each refusal a 400 naming the control, and Lock.
+ctl() { v4l2-ctl -d $DEV -C "$1" 2>/dev/null | sed 's/^[^:]*: //' | cut -d' ' -f1; }
+put() { curl -s -o /tmp/put.out -w '%{http_code}' -X PUT -H 'Content-Type: application/json' --data "$2" "http://127.0.0.1:$PORT$1"; }
+listing=$(get /api/v1/controls)
+case "$listing" in
+    '[{"name":"brightness","id":9963776,"type":"int","min":0,"max":255,"step":1,"default":128,"value":128,"flags":["slider"]},'*'"name":"gain_automatic"'*)
+        pass "serve: GET /api/v1/controls lists the camera's controls" ;;
+    *) fail "serve: GET /api/v1/controls" "$(echo "$listing" | head -c 300)" ;;
+esac
+code=$(put /api/v1/controls '{"saturation": 0, "menu": "Menu Item 4"}')
+if [ "$code" = 200 ] && [ "$(cat /tmp/put.out)" = '{"menu":4,"saturation":0}' ] && [ "$(ctl saturation)" = 0 ] && [ "$(ctl menu)" = 4 ] \
+    && get /api/v1/controls | grep -q '"name":"saturation","id":9963778,"type":"int","min":0,"max":255,"step":1,"default":128,"value":0,'; then
+    pass "serve: PUT /api/v1/controls sets saturation 0 and a menu by label, answered with the values read back"
+else fail "serve: PUT /api/v1/controls" "HTTP $code $(cat /tmp/put.out); device saturation $(ctl saturation), menu $(ctl menu)"; fi
+sleep 1
+grey=$(get "/api/v1/sample?at=0.1875,0.6" | sed -n 's/.*"r":\([0-9]*\),"g":\([0-9]*\),"b":\([0-9]*\).*/\1 \2 \3/p')
+set -- $grey
+if [ $# -eq 3 ] && [ "$1" = "$2" ] && [ "$2" = "$3" ]; then pass "serve: the yellow bar reads grey ($grey) once saturation is 0"
+else fail "serve: the yellow bar at saturation 0" "'$grey'"; fi
+for bad in '{"nosuch": 1}|nosuch' '{"brightness": 300}|brightness' '{"gain": 5}|gain' '{"read_only_integer_32_bits": 1}|read_only_integer_32_bits'; do
+    body=${bad%|*}; name=${bad#*|}
+    code=$(put /api/v1/controls "$body")
+    if [ "$code" = 400 ] && grep -q "\"parameter\":\"$name\"" /tmp/put.out; then pass "serve: PUT $body answers 400 naming $name"
+    else fail "serve: PUT $body" "HTTP $code $(cat /tmp/put.out)"; fi
+done
+code=$(curl -s -o /tmp/lock.out -w '%{http_code}' -X POST "http://127.0.0.1:$PORT/api/v1/controls/lock")
+if [ "$code" = 200 ] && grep -q '"gain_automatic":0' /tmp/lock.out && [ "$(ctl gain_automatic)" = 0 ]; then
+    pass "serve: POST /api/v1/controls/lock switches gain_automatic off ($(cat /tmp/lock.out))"
+else fail "serve: lock" "HTTP $code $(cat /tmp/lock.out); gain_automatic $(ctl gain_automatic)"; fi
+# Another program changes a value before the unplug below: serve sets it again when the camera is back.
+v4l2-ctl -d $DEV -c saturation=128
+
 # Unplug: 503 naming the device while it is gone, status still answering; then back (--reconnect).
 v4l2-ctl -d $DEV -c disconnect=1 >/dev/null 2>&1
 seen503=""; i=0
@@ -53,6 +87,8 @@ while [ -z "$back" ] && [ $i -lt 200 ]; do
 done
 if [ -n "$back" ] && [ -n "$failed_status" ]; then pass "serve: status answers through the unplug, sampling comes back"
 else fail "serve: reconnect" "status '$failed_status', back '$back': $(tail -n 3 /tmp/serve.err)"; fi
+if [ "$(ctl saturation)" = 0 ] && [ "$(ctl gain_automatic)" = 0 ]; then pass "serve: controls set through the API are set again after the reconnect"
+else fail "serve: controls after the reconnect" "saturation $(ctl saturation), gain_automatic $(ctl gain_automatic)"; fi
 
 # SIGTERM: exit 0 within 5 s, and the camera is free for the next program.
 kill -TERM $SERVER

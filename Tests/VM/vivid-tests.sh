@@ -12,6 +12,8 @@
 # `N passed, M failed`; the exit status is non-zero when M > 0 or when the VM produced no results.
 #
 # Environment: ACCEL (default tcg), VM_TIMEOUT (seconds for the whole VM run, default 180),
+# VM_HOSTFWD (e.g. tcp:127.0.0.1:18080-:8080: a host port forwarded to the guest, whose eth0 is
+# 10.0.2.15; without it the guest has no network but loopback),
 # GUEST_SCRIPT_TIMEOUT (seconds per guest script, default 120),
 # KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb cache).
 set -euo pipefail
@@ -35,7 +37,7 @@ trap cleanup EXIT
 # ------------------------------------------------------------------ host packages
 step "host packages"
 # install-deps does nothing (and needs no network) when all are installed already.
-"$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod v4l-utils libv4l-dev
+"$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod v4l-utils libv4l-dev curl
 
 # ------------------------------------------------------------------ guest kernel
 # The current Debian kernel package, downloaded (not installed: only its files are needed) and
@@ -63,6 +65,8 @@ KROOT=$WORK/kroot; mkdir -p "$KROOT"
 dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$KROOT" --wildcards \
   './boot/vmlinuz-*' './lib/modules/*/modules.*' './lib/modules/*/kernel/drivers/media/*' \
   './lib/modules/*/kernel/drivers/virtio/*' './lib/modules/*/kernel/net/9p/*' './lib/modules/*/kernel/fs/9p/*' \
+  './lib/modules/*/kernel/drivers/net/virtio_net.ko' './lib/modules/*/kernel/drivers/net/net_failover.ko' \
+  './lib/modules/*/kernel/net/core/failover.ko' \
   './lib/modules/*/kernel/fs/netfs/*' './lib/modules/*/kernel/fs/fscache/*'
 K=$(ls "$KROOT/lib/modules")
 depmod -b "$KROOT" "$K"   # the package ships no modules.dep (dpkg's postinst makes it)
@@ -86,7 +90,7 @@ R=$WORK/initramfs
 mkdir -p "$R"/{bin,dev,proc,sys,mnt,tmp,mods,usr/bin}
 cp /bin/busybox "$R/bin/busybox"
 : > "$R/mods/order"
-for m in virtio_pci 9pnet_virtio 9p vivid; do   # each module's dependencies first, as insmod needs
+for m in virtio_pci 9pnet_virtio 9p virtio_net vivid; do   # each module's dependencies first, as insmod needs
   modprobe -d "$KROOT" -S "$K" --show-depends $m | awk '$1=="insmod"{print $2}'
 done | awk '!seen[$0]++' | while read -r ko; do
   cp "$ko" "$R/mods/"; basename "$ko" >> "$R/mods/order"
@@ -99,6 +103,7 @@ copy_with_libs() {   # program + every shared library ldd reports (and the ELF i
 }
 copy_with_libs /usr/bin/v4l2-ctl /usr/bin/v4l2-ctl
 copy_with_libs "$EYEDROPPER" /usr/bin/eyedropper
+copy_with_libs /usr/bin/curl /usr/bin/curl   # busybox wget cannot PUT
 # libv4l2 dlopens its plugins (multi-planar devices) from here, as on a real system.
 PLUGINS=/usr/lib/x86_64-linux-gnu/libv4l/plugins
 if [ -d "$PLUGINS" ]; then mkdir -p "$R$PLUGINS"; cp -L "$PLUGINS"/*.so "$R$PLUGINS"/ 2>/dev/null || true; fi
@@ -111,6 +116,10 @@ for m in $(cat /mods/order); do
   [ "$m" = vivid.ko ] && continue   # the runner loads vivid, fresh for each script
   insmod /mods/$m || echo "[guest] insmod $m FAILED"
 done
+ip link set lo up
+if [ -e /sys/class/net/eth0 ]; then   # qemu's user network (VM_HOSTFWD): the guest is 10.0.2.15
+  ip addr add 10.0.2.15/24 dev eth0; ip link set eth0 up; ip route add default via 10.0.2.2
+fi
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 host /mnt; then
   sh /mnt/run.sh
 else
@@ -124,6 +133,7 @@ echo "initramfs $(du -h "$WORK/initramfs.cpio.gz" | cut -f1)"
 
 # ------------------------------------------------------------------ the share: runner + scripts
 SHARE=$WORK/share; mkdir -p "$SHARE/out"
+echo "share: $SHARE (a guest script sees it as /mnt)"
 NAMES=()
 for s in "${SCRIPTS[@]}"; do cp "$s" "$SHARE/"; NAMES+=("$(basename "$s")"); done
 # Each script gets vivid fresh (a script may reload it with other parameters, or leave controls
@@ -148,7 +158,8 @@ step "boot guest ($ACCEL, limit ${VM_TIMEOUT}s)"
 CPU="-cpu max"; [ "$ACCEL" = kvm ] && CPU="-cpu host"
 B0=$EPOCHREALTIME
 set +e
-timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" $CPU -m 1024 -smp 2 -nic none -nographic -no-reboot \
+NIC="-nic none"; [ -n "${VM_HOSTFWD:-}" ] && NIC="-nic user,model=virtio-net-pci,hostfwd=$VM_HOSTFWD"
+timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" $CPU -m 1024 -smp 2 $NIC -nographic -no-reboot \
   -kernel "$VMLINUZ" -initrd "$WORK/initramfs.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
   -virtfs local,path="$SHARE",mount_tag=host,security_model=none,id=host0 < /dev/null 2>&1 \
   | sed -u 's/\r//' | tee "$WORK/console.log" \
