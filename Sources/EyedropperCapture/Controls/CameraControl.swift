@@ -99,7 +99,7 @@ public struct CameraControl: Hashable, Sendable {
     public let flags: Flags
     /// The current value; nil for buttons, write-only and array (compound) controls, or when the
     /// driver would not say.
-    public let value: Value?
+    public internal(set) var value: Value?
     /// A menu's entries (indices the driver skips are left out); empty for other types.
     public let menu: [MenuEntry]
     /// An array control's dimensions; empty for a single value.

@@ -69,11 +69,12 @@ public final class CameraControls: Sendable {
             }
         }
         let label = cString(query.name)
-        let partial = CameraControl(
+        var control = CameraControl(
             name: CameraControl.name(forLabel: label), label: label, id: query.id, kind: kind,
             minimum: query.minimum, maximum: query.maximum, step: query.step, defaultValue: query.default_value,
             flags: flags, value: nil, menu: menu, dimensions: dimensions, className: className)
-        return partial.with(value: readableValue(partial, fd: fd))
+        control.value = readableValue(control, fd: fd)
+        return control
     }
 
     /// The current value, if the control has one to read: not a button, write-only or array
@@ -247,12 +248,6 @@ public final class CameraControls: Sendable {
 }
 
 extension CameraControl {
-    func with(value: Value?) -> CameraControl {
-        CameraControl(
-            name: name, label: label, id: id, kind: kind, minimum: minimum, maximum: maximum, step: step,
-            defaultValue: defaultValue, flags: flags, value: value, menu: menu, dimensions: dimensions, className: className)
-    }
-
     /// `value` brought into the range, onto the step.
     package func clamped(_ value: Int64) -> Int64 {
         let inRange = Swift.min(Swift.max(value, minimum), maximum)
