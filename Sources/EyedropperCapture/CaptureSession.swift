@@ -134,23 +134,25 @@ public final class CaptureSession {
         }
     }
 
-    /// Dequeues buffers until none is waiting and returns the newest; waits for one first.
+    /// Dequeues buffers until none is waiting and returns the newest; waits for one first. Each
+    /// dequeue follows a `poll` that said a buffer is ready (the first waits, the others do not):
+    /// libv4l2 prints "error dequeuing buf" on stderr for every `VIDIOC_DQBUF` that finds none.
     private func newestBuffer() throws(CaptureError) -> v4l2_buffer {
         var newest: v4l2_buffer?
-        while newest == nil {
-            let ready = try onDevice(device, "poll") { () throws(Errno) in
-                try V4L2Calls.waitReadable(fd, milliseconds: timeoutMilliseconds)
+        while true {
+            let wait = newest == nil ? timeoutMilliseconds : 0
+            let ready = try onDevice(device, "poll") { () throws(Errno) in try V4L2Calls.waitReadable(fd, milliseconds: wait) }
+            guard ready, let buffer = try dequeue() else {
+                if let newest { return newest }
+                if ready { continue }  // woken, but nothing to take: wait again
+                throw CaptureError(device: device, kind: .timeout(milliseconds: Int(timeoutMilliseconds)))
             }
-            guard ready else { throw CaptureError(device: device, kind: .timeout(milliseconds: Int(timeoutMilliseconds))) }
-            while let buffer = try dequeue() {
-                if var older = newest {
-                    try requeue(&older)
-                    framesDropped += 1
-                }
-                newest = buffer
+            if var older = newest {
+                try requeue(&older)
+                framesDropped += 1
             }
+            newest = buffer
         }
-        return newest!
     }
 
     /// The next filled buffer, or nil when none is waiting (EAGAIN: a result, not an error).

@@ -59,6 +59,9 @@ if [ $rc -eq 0 ] && [ "$c" -le 2 ] && [ "$g" -eq 8 ] && [ "$s" = 0 ]; then
     pass "--control saturation=0: 8 of 8 bars grey (before: $c of 8), and the device keeps saturation 0"
 else fail "--control saturation=0" "exit $rc, grey bars $g of 8 (before: $c), device saturation '$s': $(tail -n 2 /tmp/grey.err)"; fi
 v4l2-ctl -d $DEV -c saturation=128
+# stderr says what was opened and nothing else: no "libv4l2: error dequeuing buf" per frame.
+if [ "$(grep -c . /tmp/grey.err)" -eq 2 ] && ! grep -q libv4l2 /tmp/grey.err; then pass "stderr of a camera run: 2 lines, no libv4l2 complaints"
+else fail "stderr of a camera run" "$(head -c 400 /tmp/grey.err)"; fi
 
 # Several at once, a menu by its label, a boolean by name, a former name refused as unknown
 # only when the device lacks the control.
