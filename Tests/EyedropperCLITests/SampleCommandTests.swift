@@ -10,8 +10,8 @@ import Testing
         let result = try runEyedropper(["sample", "--frames", "2"])
         #expect(result.status == 0)
         #expect(result.stdout == """
-            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
-            {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
+            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
+            {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
 
             """)
         #expect(result.stderr.contains("test pattern"))

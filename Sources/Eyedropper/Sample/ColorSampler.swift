@@ -31,7 +31,8 @@ public final class ColorSampler {
     deinit { rgb.deallocate() }
 
     /// The colours at `points` of `frame`, each the pixel the point selects or, with `radius` r,
-    /// the mean of the (2r + 1)^2 pixels around it clipped to the frame, rounded to nearest.
+    /// the mean of the (2r + 1)^2 pixels around it clipped to the frame, rounded to nearest, with
+    /// the statistics of those pixels.
     /// Replaces the contents of `samples`, keeping its capacity: reuse one array to allocate nothing.
     public func sample(
         _ frame: borrowing PlanarFrame, at points: [SamplePoint], radius: Int = 0, path: Path = .automatic,
@@ -46,7 +47,7 @@ public final class ColorSampler {
         case .direct, .automatic:
             let geometry = frame.geometry, coefficients = converter.coefficients
             for point in points {
-                samples.append(ColorSample(point: point, color: Self.patchMean(
+                samples.append(ColorSample(point: point, statistics: Self.patchStatistics(
                     around: point, radius: radius, width: frame.width, height: frame.height
                 ) { x, y in coefficients.convert(geometry.sample(x: x, y: y)) }))
             }
@@ -100,25 +101,20 @@ public final class ColorSampler {
         return direct <= frame.width * frame.height ? .direct : .fullFrame
     }
 
-    /// The rounded mean of the pixels within `radius` of the point's pixel, clipped to the frame.
+    /// The statistics of the pixels within `radius` of the point's pixel, clipped to the frame:
+    /// what both paths compute, each with its own `pixel`, so they agree to the bit.
     @inline(__always)
-    static func patchMean(
+    static func patchStatistics(
         around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
-    ) -> RGB8 {
+    ) -> PatchStatistics {
         let (cx, cy) = point.pixel(width: width, height: height)
-        if radius == 0 { return pixel(cx, cy) }
-        var r = 0, g = 0, b = 0
-        let columns = max(0, cx - radius)...min(width - 1, cx + radius)
-        let rows = max(0, cy - radius)...min(height - 1, cy + radius)
-        for y in rows {
-            for x in columns {
-                let color = pixel(x, y)
-                r += Int(color.r)
-                g += Int(color.g)
-                b += Int(color.b)
+        if radius == 0 { return PatchStatistics(pixel(cx, cy)) }
+        var statistics = PatchStatistics()
+        for y in max(0, cy - radius)...min(height - 1, cy + radius) {
+            for x in max(0, cx - radius)...min(width - 1, cx + radius) {
+                statistics.add(pixel(x, y))
             }
         }
-        let count = columns.count * rows.count
-        return RGB8(r: UInt8((r + count / 2) / count), g: UInt8((g + count / 2) / count), b: UInt8((b + count / 2) / count))
+        return statistics
     }
 }
