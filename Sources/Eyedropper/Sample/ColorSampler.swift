@@ -47,9 +47,8 @@ public final class ColorSampler {
         case .direct, .automatic:
             let geometry = frame.geometry, coefficients = converter.coefficients
             for point in points {
-                samples.append(ColorSample(point: point, statistics: Self.patchStatistics(
-                    around: point, radius: radius, width: frame.width, height: frame.height
-                ) { x, y in coefficients.convert(geometry.sample(x: x, y: y)) }))
+                samples.append(ColorSample(point: point, statistics: Self.directPatchStatistics(
+                    around: point, radius: radius, geometry, coefficients)))
             }
         case .fullFrame:
             try convertFrame(frame).sample(at: points, radius: radius, into: &samples)
@@ -101,8 +100,39 @@ public final class ColorSampler {
         return direct <= frame.width * frame.height ? .direct : .fullFrame
     }
 
-    /// The statistics of the pixels within `radius` of the point's pixel, clipped to the frame:
-    /// what both paths compute, each with its own `pixel`, so they agree to the bit.
+    /// The direct path's `patchStatistics`, reading the planes in place: each row's pointers found
+    /// once, and the chroma terms of a Cb, Cr pair computed once for the two pixels of the row
+    /// that share it. The same pixels, in the same order, as `convert` of each gives them, so
+    /// the same bits as the full-frame path (ColorSamplerTests, PatchStatisticsTests).
+    @inline(__always)
+    static func directPatchStatistics(
+        around point: SamplePoint, radius: Int, _ geometry: FrameGeometry, _ coefficients: FixedPointCoefficients
+    ) -> PatchStatistics {
+        let (cx, cy) = point.pixel(width: geometry.width, height: geometry.height)
+        let (first, last) = (max(0, cx - radius), min(geometry.width - 1, cx + radius))
+        var statistics = PatchStatistics()
+        for y in max(0, cy - radius)...min(geometry.height - 1, cy + radius) {
+            let luma = geometry.luma + y * geometry.lumaStride
+            let chromaRow = (y &>> 1) * geometry.chromaStride
+            var x = first
+            while x <= last {
+                let c = chromaRow + (x &>> 1) * geometry.chromaStep
+                let chroma = coefficients.chroma(cb: geometry.cb[c], cr: geometry.cr[c])
+                statistics.add(coefficients.convert(luma: luma[x], chroma: chroma))
+                // An even column's right neighbour shares its chroma.
+                if x & 1 == 0, x < last {
+                    statistics.add(coefficients.convert(luma: luma[x + 1], chroma: chroma))
+                    x += 2
+                } else {
+                    x += 1
+                }
+            }
+        }
+        return statistics
+    }
+
+    /// The statistics of the pixels within `radius` of the point's pixel, clipped to the frame,
+    /// `pixel` giving each: the full-frame path's and `RGBFrame.sample`'s.
     @inline(__always)
     static func patchStatistics(
         around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
