@@ -1,19 +1,10 @@
+import Eyedropper
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `value` with `digits` decimals (no exponent, `-0` shown as `0`).
-func fixed(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = String(Int((abs(rounded) * scale).rounded()))
-    if digits > 0 {
-        text = String(repeating: "0", count: max(0, digits + 1 - text.count)) + text
-        text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
-    }
-    return (rounded < 0 ? "-" : "") + text
-}
+/// `value` with `digits` decimals: the library's writer, so every command prints numbers alike.
+func fixed(_ value: Double, _ digits: Int) -> String { DecimalText.fixed(value, digits) }
 
 /// `value` to `digits` significant digits, in plain decimal notation (no exponent): 0.0041234,
 /// 0.14512, 28.040.

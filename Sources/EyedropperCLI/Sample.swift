@@ -1,5 +1,6 @@
 import ArgumentParser
 import Eyedropper
+import EyedropperCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,11 +18,20 @@ struct Sample: ParsableCommand {
             is none.
 
             --format json prints one object per frame and line: \
-            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]} \
+            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]} \
             (frame counts from 0 after --skip; timestamp in seconds, the driver's for a camera). \
+            r, g, b and hex are the colour, rounded to a level; mean and sd are the mean and \
+            (population) standard deviation of each channel over the n pixels of the patch \
+            (2 decimals), clipped how many of their channel values are 0 or 255. \
             --format csv prints a header row, then one row per point and frame, with HSV and \
-            CIE L*a*b* (D65) besides RGB. --format text is for people: a colour swatch when \
-            stdout is a terminal.
+            CIE L*a*b* (D65) besides RGB, then mean_r,mean_g,mean_b,sd_r,sd_g,sd_b,n,clipped. \
+            --format text is for people: a colour swatch when stdout is a terminal.
+
+            --average N prints one line per N frames instead, each point's statistics over all \
+            the patch pixels of those frames (n is N times the patch): "frame" is the block's \
+            first frame, followed by "frames":N (a csv column after frame); a last, shorter \
+            block (the source ended, --frames, Ctrl-C) is printed with its own count. With the \
+            test pattern, --average N reads N frames unless --frames says otherwise.
             """
     )
 
@@ -33,22 +43,35 @@ struct Sample: ParsableCommand {
     var frames: Int?
 
     @Option(help: ArgumentHelp("Print every Nth frame (frames 0, N, 2N, ...); the others are read but not sampled.", valueName: "N"))
-    var every: Int = 1
+    var every: Int?
+
+    @Option(help: ArgumentHelp("Print one line per N frames: the statistics over all their patch pixels.", valueName: "N"))
+    var average: Int?
 
     @Option(help: "json (one object per frame), csv (a header, then a row per point) or text (for people).")
     var format: SampleFormat = .json
 
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
-        if every < 1 { throw ValidationError("--every must be at least 1, got \(every)") }
+        if let every, every < 1 { throw ValidationError("--every must be at least 1, got \(every)") }
+        if let average, average < 1 { throw ValidationError("--average must be at least 1, got \(average)") }
+        if average != nil, every != nil {
+            throw ValidationError("--average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)")
+        }
     }
 
     func run() throws {
+        let configuration = input.configuration()
+        // The test pattern's default of one frame would make every block a single frame.
+        let limit = frames ?? (configuration.source == .testPattern ? average : nil)
         var output = SampleOutput(
-            points: sampling.pointsOrCentre, radius: sampling.radius, format: format,
+            points: sampling.pointsOrCentre, radius: sampling.radius, average: average, format: format,
             swatches: isatty(STDOUT_FILENO) != 0)
+        // A block cut short by the end of the source, --frames, Ctrl-C or an error is printed too.
+        defer { output.finish() }
+        let every = every ?? 1
         var frameIndex = 0
-        try input.forEachFrame(input.configuration(), limit: frames, done: "read") { frame, timestamp in
+        try input.forEachFrame(configuration, limit: limit, done: "read") { frame, timestamp in
             defer { frameIndex += 1 }
             guard frameIndex % every == 0 else { return }
             try output.print(frame, index: frameIndex, timestamp: timestamp)
@@ -60,60 +83,104 @@ enum SampleFormat: String, ExpressibleByArgument, CaseIterable {
     case json, csv, text
 }
 
-/// Samples frames with one reused sampler and prints the colours in the chosen format.
+/// Samples frames with one reused sampler and prints the colours in the chosen format, one line
+/// per frame or, with `average`, per block of that many frames.
 private struct SampleOutput {
     let points: [SamplePoint]
     let radius: Int
+    /// Frames per block with --average; nil: every frame on its own.
+    let blockSize: Int?
     let format: SampleFormat
     /// Whether text output shows each colour as a swatch (ANSI 24-bit background colour).
     let swatches: Bool
     /// Converts with each frame's colorimetry (the source has applied --matrix and --range).
     private let sampler = ColorSampler()
     private var samples: [ColorSample] = []
+    /// The block being added up (--average); its storage is made once.
+    private var block: SampleAverage
     /// The colorimetry named in the last text header: text names it again only when it changes.
     private var shownColorimetry: Colorimetry?
 
-    init(points: [SamplePoint], radius: Int, format: SampleFormat, swatches: Bool) {
+    init(points: [SamplePoint], radius: Int, average: Int?, format: SampleFormat, swatches: Bool) {
         self.points = points
         self.radius = radius
+        self.blockSize = average
         self.format = format
         self.swatches = swatches
-        if format == .csv { Swift.print("frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b") }
+        block = SampleAverage(points: points)
+        if format == .csv {
+            var columns = [
+                "frame", "timestamp", "matrix", "range", "x", "y", "r", "g", "b", "hex", "hue", "saturation", "value",
+                "lab_l", "lab_a", "lab_b", "mean_r", "mean_g", "mean_b", "sd_r", "sd_g", "sd_b", "n", "clipped",
+            ]
+            if average != nil { columns.insert("frames", at: 1) }
+            Swift.print(columns.joined(separator: ","))
+        }
     }
 
     /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
     mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double) throws {
         let colorimetry = frame.colorimetry
         try sampler.sample(frame, at: points, radius: radius, into: &samples)
+        // A block holds one colorimetry: a change (a camera back with another) closes it early.
+        if block.frames > 0, block.colorimetry != colorimetry { finish() }
+        if format == .text, shownColorimetry != colorimetry {
+            Swift.print("\(frame.width)x\(frame.height), \(colorimetry.matrix.rawValue) \(colorimetry.range.rawValue) range")
+            shownColorimetry = colorimetry
+        }
+        guard let blockSize else {
+            write(samples, frame: index, frames: nil, timestamp: timestamp, colorimetry: colorimetry)
+            return
+        }
+        block.add(samples, frame: index, timestamp: timestamp, colorimetry: colorimetry)
+        if block.frames == blockSize { finish() }
+    }
+
+    /// Prints the block added up so far, if any, and starts the next.
+    mutating func finish() {
+        guard block.frames > 0, let colorimetry = block.colorimetry else { return }
+        block.samples(into: &samples)
+        write(samples, frame: block.firstFrame, frames: block.frames, timestamp: block.firstTimestamp, colorimetry: colorimetry)
+        block.reset()
+    }
+
+    /// One frame's or one block's samples; `frames` is the block's length, nil for a single frame.
+    private func write(_ samples: [ColorSample], frame: Int, frames: Int?, timestamp: Double, colorimetry: Colorimetry) {
         let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
         switch format {
         case .json:
-            Swift.print(SampleJSON.object(frame: index, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
+            Swift.print(SampleJSON.object(frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
         case .csv:
             for sample in samples {
-                let (point, color) = (sample.point, sample.color)
+                let (point, color, statistics) = (sample.point, sample.color, sample.statistics)
                 let (hsv, lab) = (color.hsv, color.lab)
-                Swift.print([
-                    "\(index)", "\(timestamp)", matrix, range, "\(point.x)", "\(point.y)",
+                let (mean, sd) = (statistics.mean, statistics.standardDeviation)
+                var fields = [
+                    "\(frame)", "\(timestamp)", matrix, range, "\(point.x)", "\(point.y)",
                     "\(color.r)", "\(color.g)", "\(color.b)", color.hex,
                     fixed(hsv.hue, 1), fixed(hsv.saturation, 4), fixed(hsv.value, 4),
                     fixed(lab.l, 2), fixed(lab.a, 2), fixed(lab.b, 2),
-                ].joined(separator: ","))
+                    fixed(mean.r, 2), fixed(mean.g, 2), fixed(mean.b, 2), fixed(sd.r, 2), fixed(sd.g, 2), fixed(sd.b, 2),
+                    "\(statistics.count)", "\(statistics.clipped)",
+                ]
+                if let frames { fields.insert("\(frames)", at: 1) }
+                Swift.print(fields.joined(separator: ","))
             }
         case .text:
-            if shownColorimetry != colorimetry {
-                Swift.print("\(frame.width)x\(frame.height), \(matrix) \(range) range")
-                shownColorimetry = colorimetry
-            }
+            let frameText = frames.map { "frames \(frame)-\(frame + $0 - 1)" } ?? "frame \(frame)"
             for sample in samples {
-                let (point, color) = (sample.point, sample.color)
+                let (point, color, statistics) = (sample.point, sample.color, sample.statistics)
                 let (hsv, lab) = (color.hsv, color.lab)
+                let (mean, sd) = (statistics.mean, statistics.standardDeviation)
                 let swatch = swatches ? "\u{1B}[48;2;\(color.r);\(color.g);\(color.b)m    \u{1B}[0m  " : ""
+                let clipped = statistics.clipped > 0 ? "  clipped \(statistics.clipped)" : ""
                 Swift.print(
-                    "frame \(index)  at \(point.x),\(point.y)  \(swatch)\(color.hex)  "
+                    "\(frameText)  at \(point.x),\(point.y)  \(swatch)\(color.hex)  "
                         + "rgb \(color.r) \(color.g) \(color.b)  "
                         + "hsv \(fixed(hsv.hue, 0))° \(fixed(hsv.saturation * 100, 0))% \(fixed(hsv.value * 100, 0))%  "
-                        + "lab \(fixed(lab.l, 1)) \(fixed(lab.a, 1)) \(fixed(lab.b, 1))")
+                        + "lab \(fixed(lab.l, 1)) \(fixed(lab.a, 1)) \(fixed(lab.b, 1))  "
+                        + "mean \(fixed(mean.r, 1)) \(fixed(mean.g, 1)) \(fixed(mean.b, 1)) ± \(fixed(sd.r, 1)) \(fixed(sd.g, 1)) \(fixed(sd.b, 1))"
+                        + clipped)
             }
         }
     }

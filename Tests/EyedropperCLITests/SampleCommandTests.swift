@@ -10,8 +10,8 @@ import Testing
         let result = try runEyedropper(["sample", "--frames", "2"])
         #expect(result.status == 0)
         #expect(result.stdout == """
-            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
-            {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"}]}
+            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
+            {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
 
             """)
         #expect(result.stderr.contains("test pattern"))
@@ -76,6 +76,9 @@ import Testing
         (["sample", "--size", "0x0"], "eyedropper: The value '0x0' is invalid for '--size <WxH>': give the width and height in pixels as WxH, both at least 1, e.g. 1280x720\n"),
         (["sample", "--format", "xml"], "eyedropper: The value 'xml' is invalid for '--format <format>'. Please provide one of 'json', 'csv' or 'text'.\n"),
         (["sample", "--every", "0"], "eyedropper: --every must be at least 1, got 0\n"),
+        (["sample", "--average", "0"], "eyedropper: --average must be at least 1, got 0\n"),
+        (["sample", "--average=-3"], "eyedropper: --average must be at least 1, got -3\n"),
+        (["sample", "--average", "30", "--every", "2"], "eyedropper: --average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)\n"),
         (["sample", "--radius=-1"], "eyedropper: --radius: radius -1 is out of range: give 0 (one pixel) to 512\n"),
         (["sample", "--log-level", "loud"], "eyedropper: The value 'loud' is invalid for '--log-level <LEVEL>': give one of trace, debug, info, notice, warning, error, critical\n"),
     ])
@@ -131,7 +134,8 @@ import Testing
         #expect(text.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"frame":"#) && $0.hasSuffix("}]}") })
     }
 
-    /// CSV: a header, then one row per point and frame, with HSV and L*a*b*; --every thins frames.
+    /// CSV: a header, then one row per point and frame, with HSV, L*a*b* and the statistics;
+    /// --every thins frames.
     @Test func csvHasAHeaderAndARowPerPointAndFrame() throws {
         let result = try runEyedropper([
             "sample", "--source", "testpattern", "--size", "640x480", "--format", "csv",
@@ -139,13 +143,13 @@ import Testing
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
-            frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b
-            0,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00
-            0,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43
-            2,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00
-            2,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43
-            4,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00
-            4,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43
+            frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b,mean_r,mean_g,mean_b,sd_r,sd_g,sd_b,n,clipped
+            0,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
+            0,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
+            2,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
+            2,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
+            4,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
+            4,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
 
             """)
     }
@@ -156,7 +160,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
             1280x720, bt709 limited range
-            frame 0  at 0.3125,0.25  #00bfbe  rgb 0 191 190  hsv 180° 100% 75%  lab 70.2 -39.0 -10.9
+            frame 0  at 0.3125,0.25  #00bfbe  rgb 0 191 190  hsv 180° 100% 75%  lab 70.2 -39.0 -10.9  mean 0.0 191.0 190.0 ± 0.0 0.0 0.0  clipped 1
 
             """)
     }

@@ -23,7 +23,7 @@ import Testing
             let centre = try await client.get("/api/v1/sample?at=0.5,0.5")
             #expect(centre.status == .ok)
             #expect(centre.headers[.contentType] == "application/json")
-            #expect(centre.text.wholeMatch(of: #/\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0"\}\]\}/#) != nil,
+            #expect(centre.text.wholeMatch(of: #/\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":\[191.00,0.00,192.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":1\}\]\}/#) != nil,
                     "\(centre.text)")
 
             let query = Self.barPoints.map { "at=\($0)" }.joined(separator: "&") + "&radius=3"
@@ -32,7 +32,40 @@ import Testing
             for (sample, color) in zip(bars, TestPattern.barColors) {
                 let pixel = ["r", "g", "b"].map { sample[$0] as? Int ?? -100 }
                 #expect(isClose(pixel, color, within: 1), "\(sample) is not \(color)")
+                // A bar's centre is flat: the 7x7 patch's mean is its colour, with no spread, and
+                // each channel at 0 (none of the 75% bars reaches 255) is clipped in all 49 pixels.
+                #expect(sample["n"] as? Int == 49, "\(sample)")
+                #expect(sample["mean"] as? [Double] == pixel.map(Double.init), "\(sample)")
+                #expect(sample["sd"] as? [Double] == [0, 0, 0], "\(sample)")
+                #expect(sample["clipped"] as? Int == 49 * pixel.filter { $0 == 0 || $0 == 255 }.count, "\(sample)")
             }
+        }
+    }
+
+    /// The statistics of a patch across the white/yellow edge (x = 160 of 1280: 2 columns of
+    /// white, 3 of yellow in a 5x5 patch) and of one clipped by the frame's corner (3x3 of 5x5),
+    /// from the bars' own colours: mean 0.4 W + 0.6 Y, sd sqrt(0.4 * 0.6) |W - Y|. Catches a
+    /// patch of the wrong shape at an edge, a mean rounded to a level, or a sample standard
+    /// deviation (n - 1) where the population's is promised.
+    @Test func sampleStatisticsSpanTheirPatch() async throws {
+        try await withServer(serveConfiguration()) { client in
+            let bars = try await client.get("/api/v1/sample?at=0.0625,0.25&at=0.1875,0.25").json["samples"] as? [[String: Any]] ?? []
+            let (white, yellow) = (bars[0]["mean"] as? [Double] ?? [], bars[1]["mean"] as? [Double] ?? [])
+            #expect(white.count == 3 && yellow.count == 3, "\(bars)")
+            let samples = try await client.get("/api/v1/sample?at=0.125,0.25&at=0,0&radius=2").json["samples"] as? [[String: Any]] ?? []
+            let edge = try #require(samples.first), corner = try #require(samples.last)
+            #expect(edge["n"] as? Int == 25)
+            let mean = edge["mean"] as? [Double] ?? [], sd = edge["sd"] as? [Double] ?? []
+            for channel in 0..<3 {
+                let expectedMean = 0.4 * white[channel] + 0.6 * yellow[channel]
+                let expectedSD = (0.4 * 0.6).squareRoot() * abs(white[channel] - yellow[channel])
+                #expect(abs(mean[channel] - expectedMean) <= 0.0051, "channel \(channel): \(edge)")
+                #expect(abs(sd[channel] - expectedSD) <= 0.0051, "channel \(channel): \(edge)")
+            }
+            // The yellow bar's blue is 0 in 15 of the 25 pixels; white clips nothing.
+            #expect(edge["clipped"] as? Int == 15 * yellow.filter { $0 == 0 || $0 == 255 }.count, "\(edge)")
+            #expect(corner["n"] as? Int == 9, "\(corner)")
+            #expect(corner["sd"] as? [Double] == [0, 0, 0], "\(corner)")
         }
     }
 
@@ -129,7 +162,7 @@ import Testing
                 let match = try #require(event.wholeMatch(of: /id: (\d+)\ndata: (\{.*\})/), "\(event)")
                 ids.append(Int(match.1)!)
                 #expect(match.2.hasPrefix(#"{"frame":\#(match.1),"#))
-                #expect(match.2.hasSuffix(##""samples":[{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0"},{"x":0.0625,"y":0.25,"r":191,"g":191,"b":191,"hex":"#bfbfbf"}]}"##), "\(match.2)")
+                #expect(match.2.hasSuffix(##""samples":[{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1},{"x":0.0625,"y":0.25,"r":191,"g":191,"b":191,"hex":"#bfbfbf","mean":[191.00,191.00,191.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":0}]}"##), "\(match.2)")
             }
             #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(ids)")
         }

@@ -53,14 +53,32 @@ public struct FixedPointCoefficients: Hashable, Sendable {
     /// Int16 either, so the vector kernels' 16-bit wrapping arithmetic gives the same results).
     @inline(__always)
     public func convert(_ sample: YCbCr8) -> RGB8 {
-        let luma = Int32((UInt32(sample.y) &* 257 &* UInt32(y)) &>> 16)
-        let u = (Int32(sample.cb) - 128) &<< 8
-        let v = (Int32(sample.cr) - 128) &<< 8
+        convert(luma: sample.y, chroma: chroma(cb: sample.cb, cr: sample.cr))
+    }
+
+    /// The chroma terms of `convert` with the bias, which the pixels sharing a Cb, Cr pair share
+    /// (the direct sampling path computes them once for both pixels of a row).
+    @inline(__always)
+    func chroma(cb: UInt8, cr: UInt8) -> ChromaTerms {
+        let u = (Int32(cb) - 128) &<< 8
+        let v = (Int32(cr) - 128) &<< 8
         let bias = Int32(self.bias)
-        let r = luma + ((v &* Int32(crToR)) &>> 16) + bias
-        let g = luma + ((u &* Int32(cbToG)) &>> 16) + ((v &* Int32(crToG)) &>> 16) + bias
-        let b = luma + ((u &* Int32(cbToB)) &>> 16) + bias
-        return RGB8(r: Self.level(r), g: Self.level(g), b: Self.level(b))
+        return ChromaTerms(
+            r: ((v &* Int32(crToR)) &>> 16) + bias,
+            g: ((u &* Int32(cbToG)) &>> 16) + ((v &* Int32(crToG)) &>> 16) + bias,
+            b: ((u &* Int32(cbToB)) &>> 16) + bias)
+    }
+
+    /// One pixel from its luma and its chroma terms: `convert`'s result, bit for bit.
+    @inline(__always)
+    func convert(luma y: UInt8, chroma: ChromaTerms) -> RGB8 {
+        let luma = Int32((UInt32(y) &* 257 &* UInt32(self.y)) &>> 16)
+        return RGB8(r: Self.level(luma + chroma.r), g: Self.level(luma + chroma.g), b: Self.level(luma + chroma.b))
+    }
+
+    /// A Cb, Cr pair's contribution to R, G and B, in 1/32 levels, the bias included.
+    struct ChromaTerms {
+        let r: Int32, g: Int32, b: Int32
     }
 
     /// `sum >> 5` clamped to 0...255 with sign masks: UInt8(clamping:) and min/max both compiled

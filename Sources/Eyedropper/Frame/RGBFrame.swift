@@ -21,12 +21,12 @@ public struct RGBFrame: ~Copyable {
     }
 
     /// The colours at `points`, each the pixel the point selects or the rounded mean of the patch
-    /// of `radius` around it, as `ColorSampler.sample` gives them. Replaces the contents of
+    /// of `radius` around it, with its statistics, as `ColorSampler.sample` gives them. Replaces the contents of
     /// `samples`, keeping its capacity.
     public func sample(at points: [SamplePoint], radius: Int, into samples: inout [ColorSample]) {
         samples.removeAll(keepingCapacity: true)
         for point in points {
-            samples.append(ColorSample(point: point, color: ColorSampler.patchMean(
+            samples.append(ColorSample(point: point, statistics: ColorSampler.patchStatistics(
                 around: point, radius: radius, width: width, height: height) { pixel($0, $1) }))
         }
     }

@@ -31,7 +31,8 @@ public final class ColorSampler {
     deinit { rgb.deallocate() }
 
     /// The colours at `points` of `frame`, each the pixel the point selects or, with `radius` r,
-    /// the mean of the (2r + 1)^2 pixels around it clipped to the frame, rounded to nearest.
+    /// the mean of the (2r + 1)^2 pixels around it clipped to the frame, rounded to nearest, with
+    /// the statistics of those pixels.
     /// Replaces the contents of `samples`, keeping its capacity: reuse one array to allocate nothing.
     public func sample(
         _ frame: borrowing PlanarFrame, at points: [SamplePoint], radius: Int = 0, path: Path = .automatic,
@@ -46,9 +47,8 @@ public final class ColorSampler {
         case .direct, .automatic:
             let geometry = frame.geometry, coefficients = converter.coefficients
             for point in points {
-                samples.append(ColorSample(point: point, color: Self.patchMean(
-                    around: point, radius: radius, width: frame.width, height: frame.height
-                ) { x, y in coefficients.convert(geometry.sample(x: x, y: y)) }))
+                samples.append(ColorSample(point: point, statistics: Self.directPatchStatistics(
+                    around: point, radius: radius, geometry, coefficients)))
             }
         case .fullFrame:
             try convertFrame(frame).sample(at: points, radius: radius, into: &samples)
@@ -100,25 +100,51 @@ public final class ColorSampler {
         return direct <= frame.width * frame.height ? .direct : .fullFrame
     }
 
-    /// The rounded mean of the pixels within `radius` of the point's pixel, clipped to the frame.
+    /// The direct path's `patchStatistics`, reading the planes in place: each row's pointers found
+    /// once, and the chroma terms of a Cb, Cr pair computed once for the two pixels of the row
+    /// that share it. The same pixels, in the same order, as `convert` of each gives them, so
+    /// the same bits as the full-frame path (ColorSamplerTests, PatchStatisticsTests).
     @inline(__always)
-    static func patchMean(
-        around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
-    ) -> RGB8 {
-        let (cx, cy) = point.pixel(width: width, height: height)
-        if radius == 0 { return pixel(cx, cy) }
-        var r = 0, g = 0, b = 0
-        let columns = max(0, cx - radius)...min(width - 1, cx + radius)
-        let rows = max(0, cy - radius)...min(height - 1, cy + radius)
-        for y in rows {
-            for x in columns {
-                let color = pixel(x, y)
-                r += Int(color.r)
-                g += Int(color.g)
-                b += Int(color.b)
+    static func directPatchStatistics(
+        around point: SamplePoint, radius: Int, _ geometry: FrameGeometry, _ coefficients: FixedPointCoefficients
+    ) -> PatchStatistics {
+        let (cx, cy) = point.pixel(width: geometry.width, height: geometry.height)
+        let (first, last) = (max(0, cx - radius), min(geometry.width - 1, cx + radius))
+        var statistics = PatchStatistics()
+        for y in max(0, cy - radius)...min(geometry.height - 1, cy + radius) {
+            let luma = geometry.luma + y * geometry.lumaStride
+            let chromaRow = (y &>> 1) * geometry.chromaStride
+            var x = first
+            while x <= last {
+                let c = chromaRow + (x &>> 1) * geometry.chromaStep
+                let chroma = coefficients.chroma(cb: geometry.cb[c], cr: geometry.cr[c])
+                statistics.add(coefficients.convert(luma: luma[x], chroma: chroma))
+                // An even column's right neighbour shares its chroma.
+                if x & 1 == 0, x < last {
+                    statistics.add(coefficients.convert(luma: luma[x + 1], chroma: chroma))
+                    x += 2
+                } else {
+                    x += 1
+                }
             }
         }
-        let count = columns.count * rows.count
-        return RGB8(r: UInt8((r + count / 2) / count), g: UInt8((g + count / 2) / count), b: UInt8((b + count / 2) / count))
+        return statistics
+    }
+
+    /// The statistics of the pixels within `radius` of the point's pixel, clipped to the frame,
+    /// `pixel` giving each: the full-frame path's and `RGBFrame.sample`'s.
+    @inline(__always)
+    static func patchStatistics(
+        around point: SamplePoint, radius: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGB8
+    ) -> PatchStatistics {
+        let (cx, cy) = point.pixel(width: width, height: height)
+        if radius == 0 { return PatchStatistics(pixel(cx, cy)) }
+        var statistics = PatchStatistics()
+        for y in max(0, cy - radius)...min(height - 1, cy + radius) {
+            for x in max(0, cx - radius)...min(width - 1, cx + radius) {
+                statistics.add(pixel(x, y))
+            }
+        }
+        return statistics
     }
 }

@@ -65,14 +65,22 @@ public enum SamplingError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The colour at one point of one frame.
+/// The colour at one point of one frame (or of a block of frames, `SampleAverage`).
 public struct ColorSample: Hashable, Sendable, Codable {
     public let point: SamplePoint
     /// The pixel's colour, or the rounded mean of the patch around it.
     public let color: RGB8
+    /// The patch's pixels: their count, mean, standard deviation and clipped channels.
+    public let statistics: PatchStatistics
 
-    public init(point: SamplePoint, color: RGB8) {
+    public init(point: SamplePoint, statistics: PatchStatistics) {
         self.point = point
-        self.color = color
+        self.color = statistics.roundedMean
+        self.statistics = statistics
+    }
+
+    /// A sample of one pixel.
+    public init(point: SamplePoint, color: RGB8) {
+        self.init(point: point, statistics: PatchStatistics(color))
     }
 }

@@ -1,0 +1,16 @@
+/// Decimal numbers as the outputs print them: one writer, so `sample`'s JSON, CSV and text give
+/// the same digits for the same value.
+public enum DecimalText {
+    /// `value` with `digits` decimals (no exponent, `-0` shown as `0`), rounded half away from zero.
+    public static func fixed(_ value: Double, _ digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        var text = String(Int((abs(rounded) * scale).rounded()))
+        if digits > 0 {
+            text = String(repeating: "0", count: max(0, digits + 1 - text.count)) + text
+            text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
+        }
+        return (rounded < 0 ? "-" : "") + text
+    }
+}
