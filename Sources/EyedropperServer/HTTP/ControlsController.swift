@@ -32,7 +32,7 @@ struct ControlsController: Sendable {
     }
 
     /// A JSON object of names and values, set together (checked first, automatic controls first);
-    /// answers the controls set, read back, by their listed names.
+    /// answers the controls set, read back, by their listed names, sorted.
     private func set(_ request: Request) async throws -> Response {
         _ = try Query(request.uri.query, allowed: [])
         let body = try await request.body.collect(upTo: Self.maximumBody)
@@ -44,7 +44,7 @@ struct ControlsController: Sendable {
         }
         let controls = try camera()
         let set = try await Self.onDevice { try controls.set(settings) }
-        return Self.json(JSONText.object(set.map { ($0.name, $0.value?.json ?? "null") }))
+        return Self.json(Self.object(set.map { ($0.name, $0.value?.json ?? "null") }))
     }
 
     /// Locks the automatic controls now; answers the settings it made (`{}` when none was on).
@@ -52,12 +52,18 @@ struct ControlsController: Sendable {
         _ = try Query(request.uri.query, allowed: [])
         let controls = try camera()
         let locked = try await Self.onDevice { try controls.lockNow() }
-        return Self.json(JSONText.object(locked.map { ($0.name, Int64($0.value).map { "\($0)" } ?? JSONText.string($0.value)) }))
+        return Self.json(Self.object(locked.map { ($0.name, Int64($0.value).map { "\($0)" } ?? JSONText.string($0.value)) }))
     }
 
     private func camera() throws(ControlsFailure) -> CameraControls {
         guard let controls else { throw .notACamera(source.description) }
         return controls
+    }
+
+    /// A JSON object of names and encoded values, keys sorted like every other body of the API
+    /// (one key per control: a former name and today's name asked together are one control).
+    private static func object(_ fields: [(String, String)]) -> String {
+        JSONText.object(Dictionary(fields, uniquingKeysWith: { $1 }).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     private static func json(_ text: String) -> Response {
