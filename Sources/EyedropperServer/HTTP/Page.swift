@@ -54,6 +54,7 @@ enum Page {
       .control { display: grid; grid-template-columns: 150px 1fr 44px; gap: 2px 8px; align-items: center; padding: 3px 0; }
       .control label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-size: 12px; }
       .control input[type=range], .control select { width: 100%; }
+      .control input[type=checkbox] { justify-self: start; margin: 0; }
       .control output { font-family: ui-monospace, monospace; font-size: 12px; text-align: right; }
       .control .note { grid-column: 2 / 4; font-size: 11px; color: var(--muted); }
       .control .note:empty { display: none; }

@@ -155,10 +155,16 @@ extension Page {
         low = Math.min(low, value - band);
         high = Math.max(high, value + band);
       }
-      if (!(high >= low)) { low = 0; high = 255; }
-      const span = Math.max(high - low, 8), middle = (high + low) / 2;  // at least 8 levels tall
-      low = middle - span * 0.55;
-      high = middle + span * 0.55;
+      let span = 255;
+      if (high >= low) {
+        span = Math.max(high - low, 8);  // at least 8 levels tall
+        const middle = (high + low) / 2;
+        low = middle - span * 0.55;
+        high = middle + span * 0.55;
+      } else {
+        low = 0;
+        high = 255;
+      }
       const left = 44, right = 8, top = 6, bottom = 20;
       const px = (t) => left + (t - start) / plotSeconds * (width - left - right);
       const py = (v) => top + (high - v) / (high - low) * (height - top - bottom);
