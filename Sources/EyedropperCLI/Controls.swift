@@ -40,14 +40,14 @@ struct Controls: ParsableCommand {
         let controls = try CameraControls.list(device: path)
         if let save {
             let saved = controls.filter(\.isSaved)
-            let text = JSONText.object(saved.map { ($0.name, Self.json($0.value!)) }) + "\n"
+            let text = JSONText.object(saved.map { ($0.name, $0.value!.json) }) + "\n"
             try Array(text.utf8).withUnsafeBytes { try AtomicWrite.write($0, to: save) }
             StandardError.writeLine("eyedropper: \(path): \(saved.count) control values written to \(save)")
             return
         }
         switch format {
         case .text: print(Self.text(controls), terminator: "")
-        case .json: print(JSONText.array(controls.map(Self.json)))
+        case .json: print(controls.json)
         }
     }
 
@@ -102,28 +102,6 @@ struct Controls: ParsableCommand {
     private static func hex(_ value: Int64) -> String {
         let digits = String(UInt32(truncatingIfNeeded: value), radix: 16)
         return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
-    }
-
-    /// One control as a JSON object, fields in the documented order.
-    static func json(_ control: CameraControl) -> String {
-        var fields: [(String, String)] = [
-            ("name", JSONText.string(control.name)), ("id", "\(control.id)"), ("type", JSONText.string(control.kind.rawValue)),
-            ("min", "\(control.minimum)"), ("max", "\(control.maximum)"), ("step", "\(control.step)"),
-            ("default", "\(control.defaultValue)"),
-        ]
-        if let value = control.value { fields.append(("value", json(value))) }
-        if control.kind == .menu || control.kind == .intmenu {
-            fields.append(("menu", JSONText.object(control.menu.map { ("\($0.index)", $0.integer.map { "\($0)" } ?? JSONText.string($0.label)) })))
-        }
-        fields.append(("flags", JSONText.array(control.flags.names.map(JSONText.string))))
-        return JSONText.object(fields)
-    }
-
-    static func json(_ value: CameraControl.Value) -> String {
-        switch value {
-        case let .integer(number): "\(number)"
-        case let .text(text): JSONText.string(text)
-        }
     }
 
     /// The settings of a `--controls` file: a JSON object of names and values.

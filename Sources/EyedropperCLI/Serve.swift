@@ -10,10 +10,16 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the colours, pictures and figures of one live capture over HTTP.",
         discussion: """
             Keeps one capture of SRC running, converts and samples each frame once and answers \
-            from the newest frame: GET / (a page: the live picture, click to sample), \
-            /api/v1/sample?at=X,Y&radius=R (one line of `sample`), /api/v1/frame.jpg?quality=Q, \
-            /api/v1/stream.mjpg (MJPEG), /api/v1/samples (Server-Sent Events at the --at points), \
-            /api/v1/status (JSON) and /metrics (Prometheus). Stops on Ctrl-C or SIGTERM.
+            from the newest frame: GET / (a page: the live picture, click to sample, a plot of \
+            the --at points, the camera's controls), /api/v1/sample?at=X,Y&radius=R (one line of \
+            `sample`), /api/v1/frame.jpg?quality=Q, /api/v1/stream.mjpg (MJPEG), \
+            /api/v1/samples (Server-Sent Events at the --at points), /api/v1/status (JSON) and \
+            /metrics (Prometheus).
+
+            A camera's controls: GET /api/v1/controls (the listing of `controls --format json`), \
+            PUT /api/v1/controls with a JSON object {"name": value, ...} (answered with the values \
+            read back), POST /api/v1/controls/lock (as --lock, now). What is set is applied again \
+            after every reconnect. Stops on Ctrl-C or SIGTERM.
             """
     )
 

@@ -107,6 +107,15 @@ extension FrameSource {
             self.source = source
         }
 
+        /// Throws `ControlError.notACamera` when camera controls or `--lock` are asked of a source
+        /// that is not a camera: what `FrameSource` refuses, for a caller (the service) to refuse
+        /// it before anything starts.
+        public func checkControls() throws(ControlError) {
+            if !source.isCamera, !controls.isEmpty || lock {
+                throw ControlError(device: nil, .notACamera(source.description))
+            }
+        }
+
         public var framesToSkip: Int { skip ?? (source.isCamera ? Self.defaultCameraSkip : 0) }
 
         public var patternSize: (width: Int, height: Int) {

@@ -58,10 +58,9 @@ public final class FrameSource {
         self.isStopped = isStopped
         self.onOutage = onOutage
         lockPending = configuration.lock
+        try configuration.checkControls()
         if case let .camera(device) = configuration.source {
             self.controls = controls ?? CameraControls(device: device, settings: configuration.controls)
-        } else if !configuration.controls.isEmpty || configuration.lock {
-            throw ControlError(device: nil, .notACamera(configuration.source.description))
         } else {
             self.controls = nil
         }

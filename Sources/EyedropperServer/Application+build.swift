@@ -1,3 +1,4 @@
+import EyedropperCapture
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -20,10 +21,22 @@ struct ServerParts: Sendable {
     let encoders = JPEGEncoderPool()
     let jpeg: JPEGCache
     let streams: StreamLimit
+    /// A camera's controls, shared by the capture (which applies them at every open) and the
+    /// controls endpoints; nil for the test pattern and files.
+    let controls: CameraControls?
 
+    /// Throws the `ControlError` of controls or `--lock` asked of a source that is not a camera,
+    /// before anything starts.
     init(_ configuration: ServeConfiguration, logger: Logger) throws {
+        try configuration.source.checkControls()
+        if case let .camera(device) = configuration.source.source {
+            controls = CameraControls(device: device, settings: configuration.source.controls)
+        } else {
+            controls = nil
+        }
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
-        capture = CaptureLoop(configuration: configuration, frames: frames, statistics: statistics, logger: logger)
+        capture = CaptureLoop(
+            configuration: configuration, frames: frames, statistics: statistics, controls: controls, logger: logger)
         do {
             jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders)
         } catch {
@@ -44,9 +57,10 @@ func buildApplication(
     let api = router.group("api/v1")
     SampleController(configuration: configuration, frames: parts.frames, streams: parts.streams).addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
+    ControlsController(source: configuration.source.source, controls: parts.controls).addRoutes(to: api)
     StatusController(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
-        streams: parts.streams, metrics: parts.metrics
+        streams: parts.streams, metrics: parts.metrics, controls: parts.controls
     ).addRoutes(to: router.group())
 
     return Application(

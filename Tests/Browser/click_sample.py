@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Loads the `eyedropper serve` page in headless Chromium, clicks bars of the live test pattern
-like a person would (mouse events through the Chrome DevTools Protocol) and checks the colour the
-page then shows; saves a screenshot. Standard library only: the protocol runs over
---remote-debugging-pipe (NUL-separated JSON on fds 3 and 4), so no WebSocket client is needed.
+"""The page of `eyedropper serve` in headless Chromium, driven like a person would (mouse events
+through the Chrome DevTools Protocol, input and change events on the controls). Standard library
+only: the protocol runs over --remote-debugging-pipe (NUL-separated JSON on fds 3 and 4), so no
+WebSocket client is needed. Prints a PASS or FAIL line per check; exits 0 only when all pass.
 
-usage: click_sample.py URL SCREENSHOT.png
+usage: click_sample.py URL SCREENSHOT.png [X,Y ...]
+    Against the test pattern (Tests/Browser/browser-tests.sh): clicks two bars and checks the
+    colour, mean +- sd and clipped shown; a marker at each X,Y (the server's --at points, in
+    order) and at the click; the plot receiving samples for every point.
+usage: click_sample.py --controls URL SCREENSHOT.png
+    Against a server reading a real camera with vivid's controls (Tests/VM): sets saturation to 0
+    with the page's slider and reads it back through GET /api/v1/controls; checks gain is shown
+    disabled while gain_automatic is on; clicks Lock and checks gain_automatic is then 0.
 """
 import base64
 import json
@@ -14,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 
 class Browser:
@@ -100,45 +108,186 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def main():
-    url, screenshot = sys.argv[1], sys.argv[2]
+class Checks:
+    """PASS/FAIL lines, one per check, and whether all passed."""
+
+    def __init__(self):
+        self.failures = 0
+
+    def check(self, passed, what):
+        print(f"{'PASS' if passed else 'FAIL'}: {what}", flush=True)
+        if not passed:
+            self.failures += 1
+        return passed
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def centre(browser, selector):
+    """The centre of the first element `selector` matches, in page pixels; None when none does."""
+    return browser.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
+                            " const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+
+
+def near(a, b, pixels=3):
+    return a is not None and abs(a[0] - b[0]) <= pixels and abs(a[1] - b[1]) <= pixels
+
+
+def screenshot(browser, path):
+    png = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
+    with open(path, "wb") as file:
+        file.write(base64.b64decode(png))
+    print(f"screenshot: {path}")
+
+
+def test_pattern(url, path, points):
+    checks = Checks()
     browser = Browser()
-    failures = []
     try:
         browser.open(url)
         # The picture is live: wait until the MJPEG stream has delivered a frame.
         browser.wait_for("document.getElementById('picture').naturalWidth > 0")
         box = browser.evaluate("(() => { const r = document.getElementById('picture').getBoundingClientRect();"
                                " return {left: r.left, top: r.top, width: r.width, height: r.height}; })()")
+
+        # A marker at each --at point, in order, where the point is on the picture.
+        browser.wait_for(f"document.querySelectorAll('.marker.point').length == {len(points)}")
+        for i, (x, y) in enumerate(points):
+            where = (box["left"] + x * box["width"], box["top"] + y * box["height"])
+            shown = centre(browser, f'.marker.point[data-point="{i}"]')
+            checks.check(near(shown, where), f"marker {i + 1} at {shown}, the point {x},{y} is at {where}")
+
         # Bar centres at a quarter of the height; the expected colours are the test pattern's
-        # 75% bars in 8-bit BT.709 limited (magenta 191/0/192, green 0/191/0).
-        clicks = [(4.5 / 8, "#bf00c0", "rgb(191, 0, 192)"), (3.5 / 8, "#00bf00", "rgb(0, 191, 0)")]
-        for count, (x, hex_code, rgb) in enumerate(clicks, start=1):
-            browser.click(box["left"] + x * box["width"], box["top"] + 0.25 * box["height"])
+        # 75% bars in 8-bit BT.709 limited (magenta 191/0/192, green 0/191/0), one pixel each
+        # (radius 0): sd 0, and a channel at 0 is clipped.
+        statistics = "mean" in get_json(url + "api/v1/sample")["samples"][0]
+        clicks = [(4.5 / 8, "#bf00c0", "rgb(191, 0, 192)", "mean 191.00 0.00 192.00 ± sd 0.00 0.00 0.00", "clipped 1 · n 1"),
+                  (3.5 / 8, "#00bf00", "rgb(0, 191, 0)", "mean 0.00 191.00 0.00 ± sd 0.00 0.00 0.00", "clipped 2 · n 1")]
+        for count, (x, hex_code, rgb, stats, clipped) in enumerate(clicks, start=1):
+            where = (box["left"] + x * box["width"], box["top"] + 0.25 * box["height"])
+            browser.click(*where)
             browser.wait_for(f"document.getElementById('history').children.length == {count}")
-            shown = browser.evaluate("document.getElementById('hex').textContent")
+            text = lambda id: browser.evaluate(f"document.getElementById('{id}').textContent")
             swatch = browser.evaluate("getComputedStyle(document.getElementById('swatch')).backgroundColor")
-            numbers = browser.evaluate("document.getElementById('rgb').textContent")
-            coordinates = browser.evaluate("document.getElementById('coords').textContent")
-            print(f"clicked {x:.4f},0.25: hex {shown}, swatch {swatch}, RGB {numbers}, at {coordinates}")
-            if shown != hex_code:
-                failures.append(f"click {count}: the page shows {shown}, expected {hex_code}")
-            if swatch != rgb:
-                failures.append(f"click {count}: the swatch is {swatch}, expected {rgb}")
-            if numbers != rgb[4:-1]:
-                failures.append(f"click {count}: RGB reads {numbers}, expected {rgb[4:-1]}")
+            print(f"clicked {x:.4f},0.25: hex {text('hex')}, swatch {swatch}, RGB {text('rgb')}, at {text('coords')}, "
+                  f"{text('stats')!r}, {text('clipped')!r}")
+            checks.check(text("hex") == hex_code, f"click {count}: hex {text('hex')}, expected {hex_code}")
+            checks.check(swatch == rgb, f"click {count}: swatch {swatch}, expected {rgb}")
+            checks.check(text("rgb") == rgb[4:-1], f"click {count}: RGB {text('rgb')}, expected {rgb[4:-1]}")
+            if statistics:
+                checks.check(text("stats") == stats, f"click {count}: {text('stats')!r}, expected {stats!r}")
+                checks.check(text("clipped") == clipped, f"click {count}: {text('clipped')!r}, expected {clipped!r}")
+            else:
+                print(f"SKIP: click {count}: this server's samples have no statistics (mean, sd, n, clipped)")
+            marker = centre(browser, ".marker.click")
+            checks.check(near(marker, where), f"click {count}: click marker at {marker}, clicked at {where}")
+            checks.check(browser.evaluate("document.querySelectorAll('.marker.click').length") == 1,
+                         f"click {count}: one click marker, the last click's")
         history = browser.evaluate("[...document.querySelectorAll('#history li')].map(li => li.textContent)")
-        print(f"history: {history}")
-        if len(history) != 2 or not history[0].startswith("#00bf00") or not history[1].startswith("#bf00c0"):
-            failures.append(f"history should list the green then the magenta sample: {history}")
-        png = browser.send("Page.captureScreenshot", {"format": "png"})["data"]
-        with open(screenshot, "wb") as file:
-            file.write(base64.b64decode(png))
-        print(f"screenshot: {screenshot}")
+        checks.check(len(history) == 2 and history[0].startswith("#00bf00") and history[1].startswith("#bf00c0"),
+                     f"history lists the green then the magenta sample: {history}")
+
+        # The plot holds samples for every point, and more 2 s later (30 fps: about 60 more).
+        browser.wait_for("window.eyedropper.plotPoints().every(n => n > 0)")
+        before = browser.evaluate("window.eyedropper.plotPoints()")
+        time.sleep(2)
+        after = browser.evaluate("window.eyedropper.plotPoints()")
+        checks.check(len(after) == len(points) and all(b - a >= 20 for a, b in zip(before, after)),
+                     f"plot samples per point {before}, 2 s later {after}")
+        # and draws them: pixels of each point's colour on the canvas.
+        inked = browser.evaluate("""(() => {
+            const canvas = document.getElementById('plot'), data = canvas.getContext('2d')
+                .getImageData(0, 0, canvas.width, canvas.height).data;
+            const colours = ['#e6194b', '#2f9e44'].map(c => [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)));
+            return colours.map(c => { let n = 0; for (let i = 0; i < data.length; i += 4)
+                if (Math.abs(data[i] - c[0]) < 30 && Math.abs(data[i + 1] - c[1]) < 30 && Math.abs(data[i + 2] - c[2]) < 30) n++;
+                return n; }); })()""")[:len(points)]
+        # (2.5 s of a minute is 1/24 of the width: some 30 pixels of line each, more with the band)
+        checks.check(all(n >= 20 for n in inked), f"plot pixels in each point's colour: {inked}")
+        shown = browser.evaluate("[...document.querySelectorAll('#points .stats')].map(e => e.textContent)")
+        if statistics:
+            checks.check(len(shown) == len(points) and all(t.startswith("mean ") and " ± sd " in t for t in shown),
+                         f"each point shows mean ± sd: {shown}")
+        checks.check(browser.evaluate("document.getElementById('controls-note').textContent")
+                     == "This source has no camera controls.", "the controls panel says the test pattern has none")
+        screenshot(browser, path)
     finally:
         browser.close()
-    for failure in failures:
-        print(f"FAIL: {failure}", file=sys.stderr)
+    return checks.failures
+
+
+def set_range(browser, name, value):
+    """Moves the slider of control `name` to `value` as a drag would end: input, then change."""
+    browser.evaluate(f"""(() => {{ const input = document.getElementById('input-{name}');
+        input.focus(); input.value = {json.dumps(str(value))};
+        input.dispatchEvent(new Event('input', {{bubbles: true}}));
+        input.dispatchEvent(new Event('change', {{bubbles: true}})); }})()""")
+
+
+def listing(url):
+    return {control["name"]: control for control in get_json(url + "api/v1/controls")}
+
+
+def controls(url, path):
+    checks = Checks()
+    browser = Browser()
+    try:
+        browser.open(url)
+        browser.wait_for("!!window.eyedropper && window.eyedropper.controlsLoaded() > 0"
+                         " && !!document.getElementById('input-saturation')", 30)
+
+        set_range(browser, "saturation", 0)
+        # Until the PUT is answered: the row then says what was read back, or the error.
+        browser.wait_for("!['', 'setting…'].includes(document.querySelector('#control-saturation .note').textContent)", 15)
+        note = browser.evaluate("document.querySelector('#control-saturation .note').textContent")
+        value = listing(url)["saturation"].get("value")
+        checks.check(value == 0, f"saturation set to 0 with the slider: GET /api/v1/controls says {value}, the page says {note!r}")
+        checks.check(note == "read back 0", f"the page shows the value read back: {note!r}")
+
+        controls_now = listing(url)
+        automatic = controls_now.get("gain_automatic", {}).get("value")
+        inactive = "inactive" in controls_now.get("gain", {}).get("flags", [])
+        checks.check(automatic == 1 and inactive, f"gain_automatic is on ({automatic}) and gain inactive ({inactive}) before Lock")
+        browser.wait_for("!!document.getElementById('input-gain')")
+        disabled = browser.evaluate("document.getElementById('input-gain').disabled")
+        greyed = browser.evaluate("document.getElementById('control-gain').classList.contains('inactive')")
+        checks.check(disabled and greyed, f"gain is shown disabled ({disabled}) and greyed ({greyed}) while gain_automatic is on")
+
+        browser.evaluate("document.getElementById('lock').scrollIntoView({block: 'center'})")
+        browser.click(*centre(browser, "#lock"))
+        browser.wait_for("!['', 'locking…'].includes(document.getElementById('controls-note').textContent)", 15)
+        note = browser.evaluate("document.getElementById('controls-note').textContent")
+        after = listing(url)
+        automatic = after.get("gain_automatic", {}).get("value")
+        checks.check(automatic == 0, f"after Lock gain_automatic is {automatic}; the page says {note!r}")
+        checks.check(note.startswith("locked: ") and "gain_automatic=0" in note, f"the page says what it locked: {note!r}")
+        enabled = browser.wait_for("!document.getElementById('input-gain').disabled", 10)
+        checks.check(enabled, "gain is enabled once locked")
+        screenshot(browser, path)
+    finally:
+        browser.close()
+    return checks.failures
+
+
+def main():
+    arguments = sys.argv[1:]
+    try:
+        if arguments[:1] == ["--controls"] and len(arguments) == 3:
+            failures = controls(arguments[1], arguments[2])
+        elif len(arguments) >= 2 and arguments[0] != "--controls":
+            url = arguments[0] if arguments[0].endswith("/") else arguments[0] + "/"
+            points = [tuple(float(v) for v in point.split(",")) for point in arguments[2:]]
+            failures = test_pattern(url, arguments[1], points)
+        else:
+            print(__doc__, file=sys.stderr)
+            sys.exit(64)
+    except Exception as error:  # a step that could not run at all (timeout, page error)
+        print(f"FAIL: {error}", flush=True)
+        sys.exit(1)
+    print(f"{'PASS' if failures == 0 else 'FAIL'}: {failures} checks failed" if failures else "PASS: all checks passed")
     sys.exit(1 if failures else 0)
 
 

@@ -124,3 +124,9 @@ extension TestClientProtocol {
     func post(_ uri: String, body: ByteBuffer) async throws -> TestResponse { try await execute(uri: uri, method: .post, body: body) }
     func delete(_ uri: String) async throws -> TestResponse { try await execute(uri: uri, method: .delete) }
 }
+
+extension TestClientProtocol {
+    func put(_ uri: String, body: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .put, headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
+    }
+}

@@ -41,6 +41,15 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The control the error is about, named as asked; nil where it is about no one control.
+    public var control: String? {
+        switch kind {
+        case let .unknown(name), let .readOnly(name), let .inactive(name, _), let .notSettable(name, _): name
+        case let .invalidValue(setting, _), let .failed(setting, _): setting.name
+        case .malformed, .notACamera, .file: nil
+        }
+    }
+
     public var description: String {
         let prefix = device.map { "\($0): " } ?? ""
         let listing = "`eyedropper controls\(device.map { " --device \($0)" } ?? "")` lists them"

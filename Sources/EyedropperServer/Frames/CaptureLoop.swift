@@ -14,14 +14,21 @@ final class CaptureLoop: Sendable {
     private let configuration: ServeConfiguration
     private let frames: LatestFrame
     private let statistics: CaptureStatistics
+    private let controls: CameraControls?
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
     private let thread = Locked<Thread?>(nil)
 
-    init(configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics, logger: Logger) {
+    /// `controls`: the camera's, which the service's API sets too; applied at every open, so
+    /// what was set through the API survives a reconnect.
+    init(
+        configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics,
+        controls: CameraControls?, logger: Logger
+    ) {
         self.configuration = configuration
         self.frames = frames
         self.statistics = statistics
+        self.controls = controls
         self.logger = logger
     }
 
@@ -45,7 +52,7 @@ final class CaptureLoop: Sendable {
         var publisher = FramePublisher(configuration: configuration, frames: frames, statistics: statistics)
         do {
             let source = try FrameSource(
-                configuration.source, logger: logger, isStopped: { [self] in stopped },
+                configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
                 onOutage: { [frames] in frames.fail("\($0)") })
             var (stream, dropped): (String?, Int) = (nil, 0)
             while !stopped, try source.next({ frame, timestamp in

@@ -51,9 +51,11 @@ struct PathNotFound: JSONResponseError {
 struct MethodNotAllowed: JSONResponseError {
     let method: HTTPRequest.Method
     let path: String
+    /// The methods the path answers.
+    var allowed: [HTTPRequest.Method] = [.get]
     var status: HTTPResponse.Status { .methodNotAllowed }
-    var message: String { "\(path) answers GET only, not \(method)" }
-    var headers: HTTPFields { [.allow: "GET"] }
+    var message: String { "\(path) answers \(allowed.map(\.rawValue).joined(separator: " and ")) only, not \(method)" }
+    var headers: HTTPFields { [.allow: allowed.map(\.rawValue).joined(separator: ", ")] }
 }
 
 /// Anything else a handler throws: 500, with the error's description.
@@ -89,9 +91,15 @@ extension RouterMethods {
         _ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
     ) -> Self {
         get(path, use: handler)
-        for method: HTTPRequest.Method in [.head, .post, .put, .patch, .delete, .options] {
+        return refusingMethods(path, but: [.get])
+    }
+
+    /// Routes every usual method on `path` but those in `allowed` to 405, naming those allowed.
+    @discardableResult
+    func refusingMethods(_ path: RouterPath, but allowed: [HTTPRequest.Method]) -> Self {
+        for method: HTTPRequest.Method in [.get, .head, .post, .put, .patch, .delete, .options] where !allowed.contains(method) {
             on(path, method: method) { request, _ -> Response in
-                throw MethodNotAllowed(method: request.method, path: request.uri.path)
+                throw MethodNotAllowed(method: request.method, path: request.uri.path, allowed: allowed)
             }
         }
         return self

@@ -1,67 +1,115 @@
 import Hummingbird
 
-/// `GET /`: one self-contained page: the live picture; a click samples the point under the
-/// pointer through the sample endpoint and shows its colour beside the picture, newest of the last
-/// samples first.
+/// `GET /`: one self-contained page (no external assets): the live picture with a marker at each
+/// `--at` point and at the last click; a click samples the point under the pointer through the
+/// sample endpoint and shows its colour, mean +- sd and clipped channels beside the picture; a plot
+/// of each point's mean over the last minute from the event stream, its sd as a band; the camera's
+/// controls, built from the listing, with a Lock button. The script is `Page.script`.
 enum Page {
     static let html = #"""
     <!doctype html>
     <html lang="en">
     <head>
     <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Eyedropper</title>
     <style>
-      body { font: 14px/1.4 system-ui, sans-serif; margin: 16px; display: flex; gap: 16px; align-items: flex-start; }
-      #picture { max-width: 70vw; cursor: crosshair; display: block; }
-      #panel { min-width: 220px; }
-      #swatch { width: 96px; height: 96px; border: 1px solid #888; }
-      #history { list-style: none; padding: 0; }
-      #history li { display: flex; gap: 8px; align-items: center; font-family: monospace; }
-      #history span.chip { width: 16px; height: 16px; border: 1px solid #888; display: inline-block; }
-      .error { color: #b00; }
+      :root { --ink: #1d1d1f; --muted: #6e6e73; --line: #d2d2d7; --card: #fff; --back: #f0f0f2; }
+      * { box-sizing: border-box; }
+      body { font: 14px/1.4 system-ui, sans-serif; color: var(--ink); background: var(--back); margin: 0; padding: 16px;
+             display: flex; gap: 16px; align-items: flex-start; }
+      h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 0 0 8px; font-weight: 600; }
+      .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+      #main { flex: 1 1 auto; min-width: 0; display: flex; flex-direction: column; gap: 12px; max-width: 62vw; }
+      #side { flex: 0 0 400px; display: flex; flex-direction: column; gap: 12px; }
+      #stage { position: relative; align-self: flex-start; line-height: 0; max-width: 100%; }
+      #picture { max-width: 100%; cursor: crosshair; display: block; border-radius: 4px; background: #000; min-width: 320px; min-height: 180px; }
+      .marker { position: absolute; width: 22px; height: 22px; margin: -11px 0 0 -11px; border-radius: 50%; pointer-events: none;
+                border: 3px solid var(--c, #fff); box-shadow: 0 0 0 1px #fff, 0 0 0 2px rgba(0,0,0,.6); }
+      .marker span { position: absolute; left: 14px; top: -16px; font: 600 11px/16px system-ui, sans-serif; color: #fff;
+                     background: var(--c); padding: 0 5px; border-radius: 3px; box-shadow: 0 0 0 1px rgba(0,0,0,.5); white-space: nowrap; }
+      .marker.click { --c: #fff; border-radius: 0; border: none; box-shadow: none; }
+      .marker.click::before, .marker.click::after { content: ""; position: absolute; background: #fff; box-shadow: 0 0 0 1px rgba(0,0,0,.8); }
+      .marker.click::before { left: 10px; top: 0; width: 2px; height: 22px; }
+      .marker.click::after { left: 0; top: 10px; width: 22px; height: 2px; }
+      #plot-card { display: flex; flex-direction: column; gap: 6px; }
+      #plot-head { display: flex; justify-content: space-between; align-items: center; }
+      #plot-head h2 { margin: 0; }
+      #plot { width: 100%; height: 200px; display: block; }
+      #legend { display: flex; flex-wrap: wrap; gap: 4px 14px; color: var(--muted); font-size: 12px; }
+      #legend i { display: inline-block; width: 12px; height: 3px; vertical-align: middle; margin-right: 4px; }
+      .reading { display: flex; gap: 12px; align-items: flex-start; }
+      .swatch { flex: 0 0 auto; width: 72px; height: 72px; border: 1px solid var(--line); border-radius: 6px; }
+      .swatch.small { width: 40px; height: 40px; }
+      .numbers { font-family: ui-monospace, monospace; font-size: 12px; display: flex; flex-direction: column; gap: 1px; min-width: 0; }
+      .numbers .head { font: 600 13px system-ui, sans-serif; }
+      .numbers .quiet { color: var(--muted); }
+      #points { display: flex; flex-direction: column; gap: 10px; }
+      .tag { display: inline-block; min-width: 18px; text-align: center; color: #fff; border-radius: 3px; padding: 0 4px; margin-right: 4px; font-size: 11px; }
+      #history { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: 4px 12px; }
+      #history li { display: flex; gap: 6px; align-items: center; font-family: ui-monospace, monospace; font-size: 12px; }
+      #history span.chip { width: 14px; height: 14px; border: 1px solid var(--line); border-radius: 3px; display: inline-block; }
+      #controls-head { display: flex; justify-content: space-between; align-items: center; margin-bottom: 8px; }
+      #controls-head h2 { margin: 0; }
+      .control { display: grid; grid-template-columns: 150px 1fr 44px; gap: 2px 8px; align-items: center; padding: 3px 0; }
+      .control label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-size: 12px; }
+      .control input[type=range], .control select { width: 100%; }
+      .control input[type=checkbox] { justify-self: start; margin: 0; }
+      .control output { font-family: ui-monospace, monospace; font-size: 12px; text-align: right; }
+      .control .note { grid-column: 2 / 4; font-size: 11px; color: var(--muted); }
+      .control .note:empty { display: none; }
+      .control.inactive label, .control.inactive output { color: #aaa; }
+      .control.inactive { opacity: .6; }
+      button { font: inherit; padding: 3px 12px; border: 1px solid var(--line); border-radius: 5px; background: #fafafa; cursor: pointer; }
+      button:hover { background: #eee; }
+      .error { color: #b00020; }
+      #status { color: var(--muted); font-size: 12px; }
+      #warnings { margin: 6px 0 0; padding-left: 18px; font-size: 12px; color: #8a5a00; }
     </style>
     </head>
     <body>
-    <img id="picture" src="/api/v1/stream.mjpg" alt="live picture: click to sample">
-    <div id="panel">
-      <div id="swatch"></div>
-      <div>hex <span id="hex">-</span></div>
-      <div>RGB <span id="rgb">-</span></div>
-      <div>at <span id="coords">-</span></div>
-      <div id="message"></div>
-      <h3>Last samples</h3>
-      <ol id="history"></ol>
+    <div id="main">
+      <div id="stage"><img id="picture" src="/api/v1/stream.mjpg" alt="live picture: click to sample"></div>
+      <div id="plot-card" class="card">
+        <div id="plot-head">
+          <h2>Mean over the last minute, ± sd</h2>
+          <label>plot <select id="channel">
+            <option value="luma">luma (BT.709 weights)</option><option value="0">R</option><option value="1">G</option><option value="2">B</option>
+          </select></label>
+        </div>
+        <canvas id="plot"></canvas>
+        <div id="legend"></div>
+      </div>
+      <div id="status"></div>
+    </div>
+    <div id="side">
+      <div class="card">
+        <h2>Clicked</h2>
+        <div class="reading">
+          <div id="swatch" class="swatch"></div>
+          <div class="numbers">
+            <div class="head">hex <span id="hex">-</span> · RGB <span id="rgb">-</span></div>
+            <div id="stats" class="quiet"></div>
+            <div id="clipped" class="quiet"></div>
+            <div class="quiet">at <span id="coords">-</span></div>
+            <div id="message"></div>
+          </div>
+        </div>
+        <ol id="history"></ol>
+      </div>
+      <div class="card">
+        <h2>Points (--at)</h2>
+        <div id="points"></div>
+      </div>
+      <div class="card">
+        <div id="controls-head"><h2>Camera controls</h2><button id="lock" hidden title="Switch automatic exposure, white balance and gain off at the values they settled on">Lock</button></div>
+        <div id="controls-note" class="quiet"></div>
+        <div id="controls"></div>
+        <ul id="warnings"></ul>
+      </div>
     </div>
     <script>
-    const picture = document.getElementById("picture");
-    picture.addEventListener("click", async (event) => {
-      const box = picture.getBoundingClientRect();
-      const x = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
-      const y = Math.min(1, Math.max(0, (event.clientY - box.top) / box.height));
-      const message = document.getElementById("message");
-      try {
-        const response = await fetch(`/api/v1/sample?at=${x.toFixed(4)},${y.toFixed(4)}`);
-        const body = await response.json();
-        if (!response.ok) throw new Error(body.error);
-        const sample = body.samples[0];
-        document.getElementById("swatch").style.background = sample.hex;
-        document.getElementById("hex").textContent = sample.hex;
-        document.getElementById("rgb").textContent = `${sample.r}, ${sample.g}, ${sample.b}`;
-        document.getElementById("coords").textContent = `${sample.x}, ${sample.y} (frame ${body.frame})`;
-        message.textContent = "";
-        const item = document.createElement("li");
-        const chip = document.createElement("span");
-        chip.className = "chip";
-        chip.style.background = sample.hex;
-        item.append(chip, `${sample.hex} at ${sample.x}, ${sample.y}`);
-        const history = document.getElementById("history");
-        history.prepend(item);
-        while (history.children.length > 10) history.lastChild.remove();
-      } catch (error) {
-        message.className = "error";
-        message.textContent = String(error.message || error);
-      }
-    });
+    """# + script + #"""
     </script>
     </body>
     </html>

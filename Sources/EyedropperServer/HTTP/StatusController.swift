@@ -1,3 +1,4 @@
+import EyedropperCapture
 import Hummingbird
 
 /// The capture's figures: `/api/v1/status` as JSON and `/metrics` in Prometheus' text format.
@@ -8,6 +9,7 @@ struct StatusController: Sendable {
     let jpeg: JPEGCache
     let streams: StreamLimit
     let metrics: ServerMetrics
+    let controls: CameraControls?
 
     /// `group` is the root: the two live under different prefixes.
     func addRoutes(to group: RouterGroup<some RequestContext>) {
@@ -22,6 +24,7 @@ struct StatusController: Sendable {
         _ = try Query(request.uri.query, allowed: [])
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
-            framesEncoded: jpeg.framesEncoded, streamClients: streams.count)
+            framesEncoded: jpeg.framesEncoded, streamClients: streams.count, points: configuration.points,
+            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [])
     }
 }

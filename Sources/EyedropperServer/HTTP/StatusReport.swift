@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperCapture
 
 /// The body of `/api/v1/status`, and the figures `/metrics` gives in Prometheus' text format.
 struct StatusReport: Codable, Hashable, Sendable {
@@ -25,8 +26,21 @@ struct StatusReport: Codable, Hashable, Sendable {
     /// conversion takes a few microseconds: to the microsecond would leave one digit).
     let conversionMilliseconds: Percentiles?
     let streamClients: Int
+    // Added by issue 12, for the page and for scripts that watch a camera's settings:
+    /// The `--at` points, `[x, y]` each: where the event stream samples.
+    let points: [[Double]]
+    /// The camera control settings kept and applied at every open (`--control`, `--controls`,
+    /// `--lock`, and those made through the API since), name -> value as given; `{}` for a source
+    /// that is not a camera.
+    let controls: [String: String]
+    /// Where the driver kept another value than the one asked, at the last time settings were
+    /// applied.
+    let controlWarnings: [String]
 
-    init(source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int) {
+    init(
+        source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
+        points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String]
+    ) {
         self.source = source
         state = failure == nil ? "running" : "failed"
         error = failure
@@ -41,5 +55,8 @@ struct StatusReport: Codable, Hashable, Sendable {
         conversionMilliseconds = milliseconds.count == 4
             ? Percentiles(p50: milliseconds[0], p90: milliseconds[1], p99: milliseconds[2], max: milliseconds[3]) : nil
         self.streamClients = streamClients
+        self.points = points.map { [$0.x, $0.y] }
+        self.controls = Dictionary(controls.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        self.controlWarnings = controlWarnings
     }
 }
