@@ -45,7 +45,7 @@ struct Sample: ParsableCommand {
     @Option(help: ArgumentHelp("Print every Nth frame (frames 0, N, 2N, ...); the others are read but not sampled.", valueName: "N"))
     var every: Int?
 
-    @Option(help: ArgumentHelp("Print one line per N frames: the statistics over all their patch pixels.", valueName: "N"))
+    @Option(help: ArgumentHelp("Print one line per N frames: the statistics over all their patch pixels (not with --every).", valueName: "N"))
     var average: Int?
 
     @Option(help: "json (one object per frame), csv (a header, then a row per point) or text (for people).")
