@@ -61,7 +61,7 @@ struct Sample: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = input.configuration()
+        let configuration = try input.configuration()
         // The test pattern's default of one frame would make every block a single frame.
         let limit = frames ?? (configuration.source == .testPattern ? average : nil)
         var output = SampleOutput(

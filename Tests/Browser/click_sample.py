@@ -163,7 +163,6 @@ def test_pattern(url, path, points):
         # Bar centres at a quarter of the height; the expected colours are the test pattern's
         # 75% bars in 8-bit BT.709 limited (magenta 191/0/192, green 0/191/0), one pixel each
         # (radius 0): sd 0, and a channel at 0 is clipped.
-        statistics = "mean" in get_json(url + "api/v1/sample")["samples"][0]
         clicks = [(4.5 / 8, "#bf00c0", "rgb(191, 0, 192)", "mean 191.00 0.00 192.00 ± sd 0.00 0.00 0.00", "clipped 1 · n 1"),
                   (3.5 / 8, "#00bf00", "rgb(0, 191, 0)", "mean 0.00 191.00 0.00 ± sd 0.00 0.00 0.00", "clipped 2 · n 1")]
         for count, (x, hex_code, rgb, stats, clipped) in enumerate(clicks, start=1):
@@ -177,11 +176,8 @@ def test_pattern(url, path, points):
             checks.check(text("hex") == hex_code, f"click {count}: hex {text('hex')}, expected {hex_code}")
             checks.check(swatch == rgb, f"click {count}: swatch {swatch}, expected {rgb}")
             checks.check(text("rgb") == rgb[4:-1], f"click {count}: RGB {text('rgb')}, expected {rgb[4:-1]}")
-            if statistics:
-                checks.check(text("stats") == stats, f"click {count}: {text('stats')!r}, expected {stats!r}")
-                checks.check(text("clipped") == clipped, f"click {count}: {text('clipped')!r}, expected {clipped!r}")
-            else:
-                print(f"SKIP: click {count}: this server's samples have no statistics (mean, sd, n, clipped)")
+            checks.check(text("stats") == stats, f"click {count}: {text('stats')!r}, expected {stats!r}")
+            checks.check(text("clipped") == clipped, f"click {count}: {text('clipped')!r}, expected {clipped!r}")
             marker = centre(browser, ".marker.click")
             checks.check(near(marker, where), f"click {count}: click marker at {marker}, clicked at {where}")
             checks.check(browser.evaluate("document.querySelectorAll('.marker.click').length") == 1,
@@ -208,9 +204,12 @@ def test_pattern(url, path, points):
         # (2.5 s of a minute is 1/24 of the width: some 30 pixels of line each, more with the band)
         checks.check(all(n >= 20 for n in inked), f"plot pixels in each point's colour: {inked}")
         shown = browser.evaluate("[...document.querySelectorAll('#points .stats')].map(e => e.textContent)")
-        if statistics:
-            checks.check(len(shown) == len(points) and all(t.startswith("mean ") and " ± sd " in t for t in shown),
-                         f"each point shows mean ± sd: {shown}")
+        # --at 0.0625,0.25 is the 75% white bar and 0.9375,0.75 the ramp's light end, noiseless:
+        # sd 0, nothing clipped.
+        expected = ["mean 191.00 191.00 191.00 ± sd 0.00 0.00 0.00", "mean 239.00 239.00 239.00 ± sd 0.00 0.00 0.00"]
+        checks.check(shown == expected[:len(points)], f"each point shows mean ± sd: {shown}")
+        clipped = browser.evaluate("[...document.querySelectorAll('#points .clipped')].map(e => e.textContent)")
+        checks.check(clipped == ["clipped 0 · n 1"] * len(points), f"each point shows clipped: {clipped}")
         checks.check(browser.evaluate("document.getElementById('controls-note').textContent")
                      == "This source has no camera controls.", "the controls panel says the test pattern has none")
         screenshot(browser, path)

@@ -21,7 +21,7 @@ enum Page {
       h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 0 0 8px; font-weight: 600; }
       .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
       #main { flex: 1 1 auto; min-width: 0; display: flex; flex-direction: column; gap: 12px; max-width: 62vw; }
-      #side { flex: 0 0 400px; display: flex; flex-direction: column; gap: 12px; }
+      #side { flex: 0 0 430px; display: flex; flex-direction: column; gap: 12px; }
       #stage { position: relative; align-self: flex-start; line-height: 0; max-width: 100%; }
       #picture { max-width: 100%; cursor: crosshair; display: block; border-radius: 4px; background: #000; min-width: 320px; min-height: 180px; }
       .marker { position: absolute; width: 22px; height: 22px; margin: -11px 0 0 -11px; border-radius: 50%; pointer-events: none;
@@ -44,6 +44,7 @@ enum Page {
       .numbers { font-family: ui-monospace, monospace; font-size: 12px; display: flex; flex-direction: column; gap: 1px; min-width: 0; }
       .numbers .head { font: 600 13px system-ui, sans-serif; }
       .numbers .quiet { color: var(--muted); }
+      .numbers .stats, #stats { white-space: nowrap; font-size: 11.5px; }
       #points { display: flex; flex-direction: column; gap: 10px; }
       .tag { display: inline-block; min-width: 18px; text-align: center; color: #fff; border-radius: 3px; padding: 0 4px; margin-right: 4px; font-size: 11px; }
       #history { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: 4px 12px; }
