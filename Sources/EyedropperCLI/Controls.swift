@@ -114,7 +114,7 @@ struct Controls: ParsableCommand {
             throw ControlError(device: nil, .file(path: path, reason: missing ? "no such file" : "cannot be read", missing: missing))
         }
         do {
-            return ControlSetting.settings(try JSONDecoder().decode([String: ControlValueText].self, from: data))
+            return try ControlSetting.settings(json: data)
         } catch {
             throw ControlError(device: nil, .file(
                 path: path, reason: "not a JSON object of control names and values, e.g. {\"brightness\": 128, \"auto_exposure\": 1}",

@@ -92,9 +92,7 @@ func captureStatus(_ error: CaptureError) -> Int32 {
 /// it does not take), 74 for a driver that refuses, 66 or 65 for a controls file missing or not
 /// a JSON object.
 func controlStatus(_ error: ControlError) -> Int32 {
-    switch error.kind {
-    case .failed: 74
-    case let .file(_, _, missing): missing ? 66 : 65
-    default: 64
-    }
+    if error.isUsage { return 64 }
+    if case let .file(_, _, missing) = error.kind { return missing ? 66 : 65 }
+    return 74
 }

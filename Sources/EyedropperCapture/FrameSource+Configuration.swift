@@ -110,10 +110,14 @@ extension FrameSource {
         /// Throws `ControlError.notACamera` when camera controls or `--lock` are asked of a source
         /// that is not a camera: what `FrameSource` refuses, for a caller (the service) to refuse
         /// it before anything starts.
-        public func checkControls() throws(ControlError) {
-            if !source.isCamera, !controls.isEmpty || lock {
-                throw ControlError(device: nil, .notACamera(source.description))
+        /// A camera's controls, to be set at every open: `controls`; nil for the test pattern
+        /// and files. Controls or `--lock` asked of those are a `ControlError`.
+        public func makeControls() throws(ControlError) -> CameraControls? {
+            guard case let .camera(device) = source else {
+                if !controls.isEmpty || lock { throw ControlError(device: nil, .notACamera(source.description)) }
+                return nil
             }
+            return CameraControls(device: device, settings: controls)
         }
 
         public var framesToSkip: Int { skip ?? (source.isCamera ? Self.defaultCameraSkip : 0) }

@@ -58,12 +58,7 @@ public final class FrameSource {
         self.isStopped = isStopped
         self.onOutage = onOutage
         lockPending = configuration.lock
-        try configuration.checkControls()
-        if case let .camera(device) = configuration.source {
-            self.controls = controls ?? CameraControls(device: device, settings: configuration.controls)
-        } else {
-            self.controls = nil
-        }
+        self.controls = try controls ?? configuration.makeControls()
         var fps = configuration.fps
         switch configuration.source {
         case .testPattern:

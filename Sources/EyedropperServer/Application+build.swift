@@ -28,12 +28,7 @@ struct ServerParts: Sendable {
     /// Throws the `ControlError` of controls or `--lock` asked of a source that is not a camera,
     /// before anything starts.
     init(_ configuration: ServeConfiguration, logger: Logger) throws {
-        try configuration.source.checkControls()
-        if case let .camera(device) = configuration.source.source {
-            controls = CameraControls(device: device, settings: configuration.source.controls)
-        } else {
-            controls = nil
-        }
+        controls = try configuration.source.makeControls()
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(
             configuration: configuration, frames: frames, statistics: statistics, controls: controls, logger: logger)

@@ -1,6 +1,5 @@
 internal import CV4L2
 import Eyedropper
-import Synchronization
 import SystemPackage
 
 /// The controls of one camera as Eyedropper keeps them: the settings asked for (on the command
@@ -11,7 +10,8 @@ import SystemPackage
 /// others from its own threads, each on a descriptor of its own; one lock orders them.
 public final class CameraControls: Sendable {
     public let device: String
-    private let state: Mutex<State>
+    /// `Locked`, not `Mutex`: the thread sanitizer sees its lock (see `Locked`).
+    private let state: Locked<State>
 
     private struct State {
         /// Applied in this order (automatic controls first) at every open.
@@ -22,7 +22,7 @@ public final class CameraControls: Sendable {
 
     public init(device: String, settings: [ControlSetting] = []) {
         self.device = device
-        state = Mutex(State(settings: settings))
+        state = Locked(State(settings: settings))
     }
 
     /// The settings applied at every open: those asked for, then those set or locked since.
@@ -99,11 +99,14 @@ public final class CameraControls: Sendable {
     public func set(_ settings: [ControlSetting]) throws -> [CameraControl] {
         try state.withLock { state in
             try Self.withDescriptor(device) { fd in
-                let (applied, warnings) = try Self.apply(settings, fd: fd, device: device)
-                state.settings = Self.merge(state.settings, with: applied.map(\.asked), fd: fd, device: device)
+                let (applied, listing, warnings) = try Self.apply(settings, fd: fd, device: device)
+                state.settings = Self.merge(state.settings, with: applied.map(\.asked), listing: listing)
                 state.warnings = warnings
-                let listing = try Self.list(fd, device: device)
-                return applied.compactMap { setting in listing.first { $0.id == setting.control.id } }
+                return applied.map { setting in
+                    var control = setting.control
+                    control.value = Self.readableValue(control, fd: fd)
+                    return control
+                }
             }
         }
     }
@@ -113,7 +116,7 @@ public final class CameraControls: Sendable {
     @discardableResult
     func apply(fd: Int32) throws -> [String] {
         try state.withLock { state in
-            let (_, warnings) = try Self.apply(state.settings, fd: fd, device: device)
+            let (_, _, warnings) = try Self.apply(state.settings, fd: fd, device: device)
             state.warnings = warnings
             return warnings
         }
@@ -121,9 +124,12 @@ public final class CameraControls: Sendable {
 
     /// Checks every setting against the device's controls before setting any, then sets them
     /// automatic controls first (a manual value is refused while its automatic control is on),
-    /// reading each back.
-    private static func apply(_ settings: [ControlSetting], fd: Int32, device: String) throws -> ([ResolvedSetting], [String]) {
-        guard !settings.isEmpty else { return ([], []) }
+    /// reading each back. Returns the settings made, the listing they were checked against, and
+    /// the warnings.
+    private static func apply(
+        _ settings: [ControlSetting], fd: Int32, device: String
+    ) throws -> (applied: [ResolvedSetting], listing: [CameraControl], warnings: [String]) {
+        guard !settings.isEmpty else { return ([], [], []) }
         let listing = try list(fd, device: device)
         let resolved = try settings.map { (setting) throws(ControlError) in
             guard let control = control(named: setting.name, in: listing) else {
@@ -145,7 +151,7 @@ public final class CameraControls: Sendable {
             }
             if let warning = try write(setting, fd: fd, device: device) { warnings.append(warning) }
         }
-        return (resolved, warnings)
+        return (resolved, listing, warnings)
     }
 
     /// Writes one setting and reads it back: a warning when the driver kept another value.
@@ -165,7 +171,7 @@ public final class CameraControls: Sendable {
               kept != setting.value
         else { return nil }
         let shown = { (value: CameraControl.Value) in
-            control.kind == .menu ? "\(value) (\(control.menuLabel(Int64("\(value)") ?? -1) ?? "?"))" : "\(value)"
+            if control.kind == .menu, case let .integer(index) = value, let label = control.menuLabel(index) { "\(value) (\(label))" } else { "\(value)" }
         }
         return "\(device): \(control.name): asked \(shown(setting.value)), the driver kept \(shown(kept))"
     }
@@ -182,9 +188,9 @@ public final class CameraControls: Sendable {
         return id.flatMap { id in listing.first { $0.id == id } }
     }
 
-    /// `kept` with each setting of a control in `newer` replaced by the newer one, at the end.
-    private static func merge(_ kept: [ControlSetting], with newer: [ControlSetting], fd: Int32, device: String) -> [ControlSetting] {
-        guard let listing = try? list(fd, device: device) else { return kept + newer }
+    /// `kept` with each setting of a control in `newer` replaced by the newer one, at the end;
+    /// settings name their controls as `listing` does.
+    private static func merge(_ kept: [ControlSetting], with newer: [ControlSetting], listing: [CameraControl]) -> [ControlSetting] {
         let newerIDs = Set(newer.compactMap { control(named: $0.name, in: listing)?.id })
         return kept.filter { setting in control(named: setting.name, in: listing).map { !newerIDs.contains($0.id) } ?? true } + newer
     }
@@ -199,8 +205,8 @@ public final class CameraControls: Sendable {
     @discardableResult
     func lock(fd: Int32) throws -> [ControlSetting] {
         try state.withLock { state in
-            let locked = try Self.lock(fd: fd, device: device)
-            state.settings = Self.merge(state.settings, with: locked, fd: fd, device: device)
+            let (locked, listing) = try Self.lock(fd: fd, device: device)
+            state.settings = Self.merge(state.settings, with: locked, listing: listing)
             return locked
         }
     }
@@ -211,7 +217,8 @@ public final class CameraControls: Sendable {
         try Self.withDescriptor(device) { fd in try lock(fd: fd) }
     }
 
-    private static func lock(fd: Int32, device: String) throws -> [ControlSetting] {
+    /// The settings made, and the listing (read before them) they name their controls by.
+    private static func lock(fd: Int32, device: String) throws -> (settings: [ControlSetting], listing: [CameraControl]) {
         let listing = try list(fd, device: device)
         var locked: [ControlSetting] = []
         for automatic in ControlNames.automatics {
@@ -234,7 +241,7 @@ public final class CameraControls: Sendable {
                 locked.append(setting)
             }
         }
-        return locked
+        return (locked, listing)
     }
 
     // MARK: - Descriptors

@@ -33,7 +33,7 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the fault is in what was asked (a usage error, exit 64) rather than in the device
-    /// (exit 74) or a file (exit 66).
+    /// (exit 74) or a controls file (exit 66 or 65).
     public var isUsage: Bool {
         switch kind {
         case .failed, .file: false

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One `NAME=VALUE` asked for: a control named as v4l2-ctl names it (or by a former name, or by
 /// its id, e.g. `0x00980900`), and a value as text: a number, a menu entry's index or label,
 /// `true`/`false` for a boolean, or a string control's text. Checked against a device's controls
@@ -116,5 +118,11 @@ extension ControlSetting {
     /// applied first whatever the order).
     public static func settings(_ object: [String: ControlValueText]) -> [ControlSetting] {
         object.keys.sorted().map { ControlSetting(name: $0, value: object[$0]!.text) }
+    }
+
+    /// The settings of `json`, a JSON object of names and values (a `--controls` file, a `PUT`
+    /// body); throws the decoder's error for anything else.
+    public static func settings(json: Data) throws -> [ControlSetting] {
+        settings(try JSONDecoder().decode([String: ControlValueText].self, from: json))
     }
 }

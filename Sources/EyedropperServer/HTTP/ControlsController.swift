@@ -38,7 +38,7 @@ struct ControlsController: Sendable {
         let body = try await request.body.collect(upTo: Self.maximumBody)
         let settings: [ControlSetting]
         do {
-            settings = ControlSetting.settings(try JSONDecoder().decode([String: ControlValueText].self, from: Data(body.readableBytesView)))
+            settings = try ControlSetting.settings(json: Data(body.readableBytesView))
         } catch {
             throw ControlsFailure.malformedBody(parameter: (error as? DecodingError)?.key)
         }
