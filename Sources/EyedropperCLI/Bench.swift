@@ -106,24 +106,24 @@ struct Bench: ParsableCommand {
                 ("output", JSONText.string(output.rawValue)), ("threads", "\(threads)"), ("frames", "\(timer.timed)"),
                 ("min_ms", milliseconds(times.min)), ("median_ms", milliseconds(times.median)),
                 ("p99_ms", milliseconds(times.p99)), ("max_ms", milliseconds(times.max)),
-                ("mpix_per_s", fixed(megapixelsPerSecond, 1)), ("kernel", JSONText.string(kernelName)),
+                ("mpix_per_s", DecimalText.fixed(megapixelsPerSecond, 1)), ("kernel", JSONText.string(kernelName)),
             ]
-            if let interval { fields += [("interval_median_ms", milliseconds(interval)), ("fps", fixed(1 / interval, 2))] }
+            if let interval { fields += [("interval_median_ms", milliseconds(interval)), ("fps", DecimalText.fixed(1 / interval, 2))] }
             print(JSONText.object(fields))
         case .text:
             print("\(shape.width)x\(shape.height) \(shape.layout.rawValue) -> \(output.rawValue), \(shape.colorimetry), "
                 + "\(kernelName) kernel, \(threads) thread\(threads == 1 ? "" : "s"), \(timer.timed) frames timed")
             print("per frame: min \(milliseconds(times.min)) ms, median \(milliseconds(times.median)) ms, "
                 + "p99 \(milliseconds(times.p99)) ms, max \(milliseconds(times.max)) ms")
-            print("throughput: \(fixed(megapixelsPerSecond, 1)) megapixels/s at the median")
-            if let interval { print("camera: a frame every \(milliseconds(interval)) ms (median), \(fixed(1 / interval, 2)) fps") }
+            print("throughput: \(DecimalText.fixed(megapixelsPerSecond, 1)) megapixels/s at the median")
+            if let interval { print("camera: a frame every \(milliseconds(interval)) ms (median), \(DecimalText.fixed(1 / interval, 2)) fps") }
         }
     }
 
     /// Milliseconds to 5 significant digits: a fixed number of decimals would round a small
     /// frame's time (0.004 ms at 320x240 on two threads) to one or two digits, and a rate worked
     /// out from it would be percents off.
-    private func milliseconds(_ seconds: Double) -> String { significant(seconds * 1000, 5) }
+    private func milliseconds(_ seconds: Double) -> String { DecimalText.significant(seconds * 1000, 5) }
 }
 
 /// Per-frame times and arrival stamps, stored in arrays sized once; progress on a terminal.

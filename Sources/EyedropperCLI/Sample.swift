@@ -158,9 +158,9 @@ private struct SampleOutput {
                 var fields = [
                     "\(frame)", "\(timestamp)", matrix, range, "\(point.x)", "\(point.y)",
                     "\(color.r)", "\(color.g)", "\(color.b)", color.hex,
-                    fixed(hsv.hue, 1), fixed(hsv.saturation, 4), fixed(hsv.value, 4),
-                    fixed(lab.l, 2), fixed(lab.a, 2), fixed(lab.b, 2),
-                    fixed(mean.r, 2), fixed(mean.g, 2), fixed(mean.b, 2), fixed(sd.r, 2), fixed(sd.g, 2), fixed(sd.b, 2),
+                    DecimalText.fixed(hsv.hue, 1), DecimalText.fixed(hsv.saturation, 4), DecimalText.fixed(hsv.value, 4),
+                    DecimalText.fixed(lab.l, 2), DecimalText.fixed(lab.a, 2), DecimalText.fixed(lab.b, 2),
+                    DecimalText.fixed(mean.r, 2), DecimalText.fixed(mean.g, 2), DecimalText.fixed(mean.b, 2), DecimalText.fixed(sd.r, 2), DecimalText.fixed(sd.g, 2), DecimalText.fixed(sd.b, 2),
                     "\(statistics.count)", "\(statistics.clipped)",
                 ]
                 if let frames { fields.insert("\(frames)", at: 1) }
@@ -177,9 +177,9 @@ private struct SampleOutput {
                 Swift.print(
                     "\(frameText)  at \(point.x),\(point.y)  \(swatch)\(color.hex)  "
                         + "rgb \(color.r) \(color.g) \(color.b)  "
-                        + "hsv \(fixed(hsv.hue, 0))° \(fixed(hsv.saturation * 100, 0))% \(fixed(hsv.value * 100, 0))%  "
-                        + "lab \(fixed(lab.l, 1)) \(fixed(lab.a, 1)) \(fixed(lab.b, 1))  "
-                        + "mean \(fixed(mean.r, 1)) \(fixed(mean.g, 1)) \(fixed(mean.b, 1)) ± \(fixed(sd.r, 1)) \(fixed(sd.g, 1)) \(fixed(sd.b, 1))"
+                        + "hsv \(DecimalText.fixed(hsv.hue, 0))° \(DecimalText.fixed(hsv.saturation * 100, 0))% \(DecimalText.fixed(hsv.value * 100, 0))%  "
+                        + "lab \(DecimalText.fixed(lab.l, 1)) \(DecimalText.fixed(lab.a, 1)) \(DecimalText.fixed(lab.b, 1))  "
+                        + "mean \(DecimalText.fixed(mean.r, 1)) \(DecimalText.fixed(mean.g, 1)) \(DecimalText.fixed(mean.b, 1)) ± \(DecimalText.fixed(sd.r, 1)) \(DecimalText.fixed(sd.g, 1)) \(DecimalText.fixed(sd.b, 1))"
                         + clipped)
             }
         }

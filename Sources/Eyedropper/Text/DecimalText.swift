@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Decimal numbers as the outputs print them: one writer, so `sample`'s JSON, CSV and text give
 /// the same digits for the same value.
 public enum DecimalText {
@@ -12,5 +16,13 @@ public enum DecimalText {
             text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
         }
         return (rounded < 0 ? "-" : "") + text
+    }
+
+    /// `value` to `digits` significant digits, in plain decimal notation (no exponent): 0.0041234,
+    /// 0.14512, 28.040.
+    public static func significant(_ value: Double, _ digits: Int) -> String {
+        guard value != 0, value.isFinite else { return fixed(value, digits - 1) }
+        let magnitude = Int((log10(abs(value))).rounded(.down))
+        return fixed(value, max(0, digits - 1 - magnitude))
     }
 }
