@@ -93,7 +93,7 @@ private struct FramePublisher {
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
         if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }
         let converter = converter!, (width, height) = (frame.width, frame.height)
-        var seconds = 0.0
+        var (conversion, published) = (Duration.zero, ContinuousClock.now)
         frames.publish(byteCount: width * height * 3) { rgb in
             let start = ContinuousClock.now
             do {
@@ -101,14 +101,15 @@ private struct FramePublisher {
             } catch {
                 preconditionFailure("the slot was sized for this frame: \(error)")
             }
-            seconds = start.duration(to: .now).inSeconds
+            published = .now
+            conversion = start.duration(to: published)
             RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
                 .sample(at: configuration.points, radius: configuration.radius, into: &samples)
             return FrameInfo(
                 number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry,
                 samplesJSON: SampleJSON.object(frame: number, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
         }
-        statistics.recordFrame(conversionSeconds: seconds, colorimetry: colorimetry)
+        statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry)
         number += 1
     }
 }

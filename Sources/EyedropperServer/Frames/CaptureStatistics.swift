@@ -44,9 +44,10 @@ final class CaptureStatistics: Sendable {
     /// Frames the source delivered that were never converted (the capture thread was behind).
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }
 
-    func recordFrame(conversionSeconds: Double, colorimetry: Colorimetry) {
-        conversionHistogram?.recordNanoseconds(Int64((conversionSeconds * 1e9).rounded()))
-        let now = ContinuousClock.now
+    /// One frame published at `now`, converted in `conversion`.
+    func recordFrame(conversion: Duration, at now: ContinuousClock.Instant, colorimetry: Colorimetry) {
+        conversionHistogram?.record(duration: conversion)
+        let conversionSeconds = conversion.inSeconds
         state.withLock { state in
             state.snapshot.framesCaptured += 1
             state.snapshot.colorimetry = colorimetry
@@ -60,8 +61,6 @@ final class CaptureStatistics: Sendable {
             state.next = (state.next + 1) % Self.window
         }
     }
-
-    var framesCaptured: Int { state.withLock { $0.snapshot.framesCaptured } }
 
     func snapshot() -> Snapshot {
         let (snapshot, conversions, publishes) = state.withLock { ($0.snapshot, $0.conversionTimes, $0.publishTimes) }

@@ -26,12 +26,9 @@ final class JPEGEncoderPool: Sendable {
 
     private let queue = Queue()
     private let threads = Locked<[Thread]>([])
-    let encodersPerThread: Int
-
-    init(threads count: Int = 2, encodersPerThread: Int = 4) {
-        precondition(count >= 1 && encodersPerThread >= 1)
-        self.encodersPerThread = encodersPerThread
-        let queue = queue, limit = encodersPerThread
+    init(threads count: Int = 2, encodersPerThread limit: Int = 4) {
+        precondition(count >= 1 && limit >= 1)
+        let queue = queue
         threads.withLock { threads in
             threads = (0..<count).map { _ in Thread { Self.work(queue, encoderLimit: limit) } }
         }

@@ -52,7 +52,7 @@ struct MethodNotAllowed: JSONResponseError {
     let method: HTTPRequest.Method
     let path: String
     /// The methods the path answers.
-    var allowed: [HTTPRequest.Method] = [.get]
+    let allowed: [HTTPRequest.Method]
     var status: HTTPResponse.Status { .methodNotAllowed }
     var message: String { "\(path) answers \(allowed.map(\.rawValue).joined(separator: " and ")) only, not \(method)" }
     var headers: HTTPFields { [.allow: allowed.map(\.rawValue).joined(separator: ", ")] }

@@ -69,8 +69,9 @@ extension Page {
 
     // --- click to sample -------------------------------------------------------------------------
 
-    let clickMarker = null;
+    let clickMarker = null, clicks = 0;
     picture.addEventListener("click", async (event) => {
+      const click = ++clicks;  // answers to quick clicks may come back out of order
       const box = picture.getBoundingClientRect();
       const x = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
       const y = Math.min(1, Math.max(0, (event.clientY - box.top) / box.height));
@@ -82,12 +83,7 @@ extension Page {
         const body = await response.json();
         if (!response.ok) throw new Error(body.error);
         const sample = body.samples[0];
-        $("swatch").style.background = sample.hex;
-        $("hex").textContent = sample.hex;
-        $("rgb").textContent = `${sample.r}, ${sample.g}, ${sample.b}`;
-        $("stats").textContent = statsText(sample);
-        $("clipped").textContent = clippedText(sample);
-        $("coords").textContent = `${sample.x}, ${sample.y} (frame ${body.frame})`;
+        if (click === clicks) showClicked(sample, body.frame);
         message.textContent = "";
         const item = document.createElement("li");
         const chip = document.createElement("span");
@@ -102,6 +98,16 @@ extension Page {
         message.textContent = String(error.message || error);
       }
     });
+
+    // The last click's sample beside the picture.
+    function showClicked(sample, frame) {
+      $("swatch").style.background = sample.hex;
+      $("hex").textContent = sample.hex;
+      $("rgb").textContent = `${sample.r}, ${sample.g}, ${sample.b}`;
+      $("stats").textContent = statsText(sample);
+      $("clipped").textContent = clippedText(sample);
+      $("coords").textContent = `${sample.x}, ${sample.y} (frame ${frame})`;
+    }
 
     // --- the event stream and the plot ---------------------------------------------------------
 
@@ -262,7 +268,7 @@ extension Page {
     // --- camera controls -----------------------------------------------------------------------
 
     const rows = new Map();        // control name -> its row
-    let controlsLoaded = 0, listingFailed = false;
+    let controlsLoaded = 0, listingFailed = false, listings = 0;
 
     /// The input a control gets: sliders for integers, checkboxes for booleans, selects for
     /// menus; nil for the rest (buttons, arrays, strings, 64-bit ranges past 2^53, no value).
@@ -311,6 +317,8 @@ extension Page {
         if (kind === "slider") output.textContent = input.value;
       });
       input.addEventListener("change", () => setControl(control.name, read(), row));
+      // Moved and put back without a change: refreshes may move it again.
+      input.addEventListener("blur", () => { row.busy = row.sending; });
       const row = {
         element, input, note,
         update(control) {
@@ -328,13 +336,14 @@ extension Page {
           note.className = "note" + (isError ? " error" : "");
         },
         busy: false,
+        sending: false,
       };
       return row;
     }
 
     async function setControl(name, value, row) {
       row.say("setting…", false);
-      row.busy = true;
+      row.busy = row.sending = true;
       try {
         const response = await fetch("/api/v1/controls", {
           method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [name]: value }) });
@@ -345,16 +354,19 @@ extension Page {
       } catch (error) {
         row.say(String(error.message || error), true);
       }
-      row.busy = false;
+      row.busy = row.sending = false;
       await loadControls();
     }
 
     async function loadControls() {
       const note = $("controls-note"), panel = $("controls"), lock = $("lock");
+      const request = ++listings;
       let listing;
       try {
         const response = await fetch("/api/v1/controls");
         listing = await response.json();
+        // A newer listing was asked for meanwhile (after a change was set): this one is stale.
+        if (request !== listings) return;
         if (!response.ok) throw new Error(listing.error);
       } catch (error) {
         note.textContent = `controls: ${error.message || error}`;
@@ -411,7 +423,8 @@ extension Page {
 
     loadControls();
     // Volatile values (gain under automatic gain) move by themselves: read them again now and then.
-    setInterval(() => { if (rows.size) loadControls(); }, 5000);
+    // A listing that failed (a camera not yet there) is asked for again too.
+    setInterval(() => { if (rows.size || listingFailed) loadControls(); }, 5000);
 
     window.eyedropper = Object.freeze({
       /// How many samples the plot holds for each point.

@@ -22,6 +22,8 @@ struct SampleController: Sendable {
         try frames.requireSource()
         var samples: [ColorSample] = []
         let body = frames.withNewest { info, rgb in
+            // The configured points at the configured radius: the line the capture made already.
+            if points.isEmpty, radius == configuration.radius { return info.samplesJSON }
             RGBFrame(bytes: rgb, width: info.width, height: info.height)
                 .sample(at: points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
             return SampleJSON.object(frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples)
