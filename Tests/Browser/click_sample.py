@@ -4,7 +4,7 @@ through the Chrome DevTools Protocol, input and change events on the controls). 
 only: the protocol runs over --remote-debugging-pipe (NUL-separated JSON on fds 3 and 4), so no
 WebSocket client is needed. Prints a PASS or FAIL line per check; exits 0 only when all pass.
 
-usage: click_sample.py URL SCREENSHOT.png [X,Y ...]
+usage: click_sample.py URL SCREENSHOT.png X,Y [X,Y ...]
     Against the test pattern (Tests/Browser/browser-tests.sh): clicks two bars and checks the
     colour, mean +- sd and clipped shown; a marker at each X,Y (the server's --at points, in
     order) and at the click; the plot receiving samples for every point.
@@ -263,7 +263,10 @@ def controls(url, path):
         automatic = after.get("gain_automatic", {}).get("value")
         checks.check(automatic == 0, f"after Lock gain_automatic is {automatic}; the page says {note!r}")
         checks.check(note.startswith("locked: ") and "gain_automatic=0" in note, f"the page says what it locked: {note!r}")
-        enabled = browser.wait_for("!document.getElementById('input-gain').disabled", 10)
+        try:
+            enabled = bool(browser.wait_for("!document.getElementById('input-gain').disabled", 10))
+        except RuntimeError:  # the wait timed out: gain stayed disabled
+            enabled = False
         checks.check(enabled, "gain is enabled once locked")
         screenshot(browser, path)
     finally:
@@ -276,7 +279,7 @@ def main():
     try:
         if arguments[:1] == ["--controls"] and len(arguments) == 3:
             failures = controls(arguments[1], arguments[2])
-        elif len(arguments) >= 2 and arguments[0] != "--controls":
+        elif len(arguments) >= 3 and arguments[0] != "--controls":  # the checks per point need a point
             url = arguments[0] if arguments[0].endswith("/") else arguments[0] + "/"
             points = [tuple(float(v) for v in point.split(",")) for point in arguments[2:]]
             failures = test_pattern(url, arguments[1], points)

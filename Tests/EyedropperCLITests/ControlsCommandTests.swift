@@ -17,6 +17,11 @@ import Testing
         try expectRefusal(["sample", "--source", "testpattern", "--control", "brightness=1"], status: 64, message)
         try expectRefusal(["snapshot", "--source", "testpattern", "--lock", "--out", "/tmp/never.jpg"], status: 64, message)
         try expectRefusal(["bench", "--source", "testpattern", "--control", "gain=1"], status: 64, message)
+        // serve says so before it listens, not as a capture that reports "failed" (the command
+        // would not exit at all, and the test would time out).
+        for arguments in [["--control", "brightness=1"], ["--lock"]] {
+            try expectRefusal(["serve", "--source", "testpattern", "--listen", "127.0.0.1:0"] + arguments, status: 64, message)
+        }
     }
 
     @Test func aSettingThatIsNotNameEqualsValueIsAUsageError() throws {

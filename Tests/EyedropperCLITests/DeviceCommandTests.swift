@@ -23,11 +23,12 @@ import EyedropperTestSupport
         // One line, one array: empty on a machine with no video nodes (CI); else each entry a
         // /dev/video node with the four documented fields.
         let nodes = (try? FileManager.default.contentsOfDirectory(atPath: "/dev"))?.filter { $0.hasPrefix("video") } ?? []
+        #expect(result.stdout.split(separator: "\n").count == 1 && result.stdout.hasSuffix("]\n"))
         if nodes.isEmpty {
             #expect(result.stdout == "[]\n")
         } else {
             let devices = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]])
-            #expect(devices.allSatisfy { Set($0.keys) == ["path", "card", "driver", "bus"] && $0["path"]!.hasPrefix("/dev/video") })
+            #expect(devices.allSatisfy { Set($0.keys) == ["path", "card", "driver", "bus"] && nodes.map { "/dev/" + $0 }.contains($0["path"]!) })
         }
     }
 }

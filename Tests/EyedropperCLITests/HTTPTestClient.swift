@@ -1,3 +1,4 @@
+import EyedropperTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -152,8 +153,7 @@ final class ServerProcess {
     /// Starts the built `eyedropper serve --listen 127.0.0.1:0` with `arguments` and waits for the
     /// line that names the port, then (`waitForFrame`) for the first frame to be published.
     init(_ arguments: [String], listen: String = "127.0.0.1:0", waitForFrame: Bool = true) throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        process.executableURL = directory.appendingPathComponent("eyedropper")
+        process.executableURL = eyedropperExecutable
         process.arguments = ["serve", "--listen", listen] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors

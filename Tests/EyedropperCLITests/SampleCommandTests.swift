@@ -114,9 +114,8 @@ import Testing
 
     /// Ctrl-C ends a stream after the frame being sampled: exit 0, every line printed whole.
     @Test func interruptEndsTheStreamCleanly() throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let process = Process()
-        process.executableURL = directory.appendingPathComponent("eyedropper")
+        process.executableURL = eyedropperExecutable
         process.arguments = ["sample", "--source", "testpattern", "--size", "64x48", "--frames", "1000000000", "--every", "1000"]
         let out = Pipe()
         process.standardOutput = out

@@ -76,28 +76,19 @@ private struct NoisyClip {
     /// frame, in Double arithmetic, the deviation in two passes.
     func expected(_ point: (x: Double, y: Double), radius: Int, frames: Range<Int>) -> ExpectedSample {
         let cx = min(Int(point.x * Double(width)), width - 1), cy = min(Int(point.y * Double(height)), height - 1)
-        var values: [[Double]] = [[], [], []], clipped = 0
+        var values: [[Double]] = [[], [], []]
         for frame in frames {
             for y in max(0, cy - radius)...min(height - 1, cy + radius) {
                 for x in max(0, cx - radius)...min(width - 1, cx + radius) {
                     let color = rgb(frame: frame, x: x, y: y)
-                    for (channel, value) in [color.r, color.g, color.b].enumerated() {
-                        values[channel].append(Double(value))
-                        if value == 0 || value == 255 { clipped += 1 }
-                    }
+                    for (channel, value) in [color.r, color.g, color.b].enumerated() { values[channel].append(Double(value)) }
                 }
             }
         }
-        let n = values[0].count
-        let mean = values.map { $0.reduce(0, +) / Double(n) }
-        let sd = zip(values, mean).map { channel, mean in
-            (channel.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(n)).squareRoot()
-        }
-        // r, g, b: the mean rounded to the nearest level, halves up.
-        let levels = mean.map { Int(($0 + 0.5).rounded(.down)) }
+        let reference = ReferenceStatistics(values: values), levels = reference.levels
         return ExpectedSample(
             x: point.x, y: point.y, levels: levels, hex: String(format: "#%02x%02x%02x", levels[0], levels[1], levels[2]),
-            mean: mean, sd: sd, n: n, clipped: clipped)
+            mean: reference.mean, sd: reference.sd, n: reference.n, clipped: reference.clipped)
     }
 }
 
@@ -270,9 +261,8 @@ private func parse(_ line: Substring) throws -> [String: Any] {
     /// Ctrl-C during --average prints the block under way, with the frames it has, and exits 0.
     /// Catches a block lost at the interrupt.
     @Test func interruptPrintsThePartialBlock() throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let process = Process()
-        process.executableURL = directory.appendingPathComponent("eyedropper")
+        process.executableURL = eyedropperExecutable
         // A block of a billion frames: minutes of the test pattern, so Ctrl-C lands inside it.
         process.arguments = ["sample", "--source", "testpattern", "--size", "64x48", "--frames", "2000000000", "--average", "1000000000"]
         let out = Pipe()

@@ -100,17 +100,6 @@ import Glibc
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
-    /// Camera controls or --lock for a source that is not a camera: exit 64 with the reason before
-    /// listening, not a server whose capture reports "failed". Catches the check left to the
-    /// capture thread (the command would not exit at all, and the test would time out).
-    @Test(arguments: [["--control", "brightness=1"], ["--lock"]])
-    func controlsOnANonCameraExit64(arguments: [String]) throws {
-        let result = try runEyedropper(["serve", "--source", "testpattern", "--listen", "127.0.0.1:0"] + arguments)
-        #expect(result.status == 64)
-        #expect(result.stderr == "eyedropper: testpattern is not a camera: camera controls (--control, --controls, --lock) need a capture device (--source /dev/videoN)\n",
-                "\(result.stderr)")
-    }
-
     @Test func nonLoopbackListenWarns() throws {
         let server = try ServerProcess(["--source", "testpattern", "--size", "64x64"], listen: "0.0.0.0:0")
         let stopped = server.stop()

@@ -28,8 +28,12 @@ import Testing
 
             let query = Self.barPoints.map { "at=\($0)" }.joined(separator: "&") + "&radius=3"
             let bars = try await client.get("/api/v1/sample?" + query).json["samples"] as? [[String: Any]] ?? []
-            #expect(bars.count == 8)
-            for (sample, color) in zip(bars, TestPattern.barColors) {
+            try #require(bars.count == 8)
+            // Channels at 0 or 255 in each bar's 49 pixels: white none; yellow, cyan, magenta and
+            // red one (red's blue is 1, as the pattern's code values convert exactly); green and
+            // blue two; black three.
+            let clippedChannels = [0, 1, 1, 2, 1, 1, 2, 3]
+            for ((sample, color), clipped) in zip(zip(bars, TestPattern.barColors), clippedChannels) {
                 let pixel = ["r", "g", "b"].map { sample[$0] as? Int ?? -100 }
                 #expect(isClose(pixel, color, within: 1), "\(sample) is not \(color)")
                 // A bar's centre is flat: the 7x7 patch's mean is its colour, with no spread, and
@@ -37,7 +41,7 @@ import Testing
                 #expect(sample["n"] as? Int == 49, "\(sample)")
                 #expect(sample["mean"] as? [Double] == pixel.map(Double.init), "\(sample)")
                 #expect(sample["sd"] as? [Double] == [0, 0, 0], "\(sample)")
-                #expect(sample["clipped"] as? Int == 49 * pixel.filter { $0 == 0 || $0 == 255 }.count, "\(sample)")
+                #expect(sample["clipped"] as? Int == 49 * clipped, "\(sample)")
             }
         }
     }
@@ -49,13 +53,17 @@ import Testing
     /// deviation (n - 1) where the population's is promised.
     @Test func sampleStatisticsSpanTheirPatch() async throws {
         try await withServer(serveConfiguration()) { client in
+            // The two bars as the pattern's code values convert exactly.
+            let (white, yellow): ([Double], [Double]) = ([191, 191, 191], [191, 191, 0])
             let bars = try await client.get("/api/v1/sample?at=0.0625,0.25&at=0.1875,0.25").json["samples"] as? [[String: Any]] ?? []
-            let (white, yellow) = (bars[0]["mean"] as? [Double] ?? [], bars[1]["mean"] as? [Double] ?? [])
-            #expect(white.count == 3 && yellow.count == 3, "\(bars)")
+            try #require(bars.count == 2, "\(bars)")
+            #expect(bars[0]["mean"] as? [Double] == white && bars[1]["mean"] as? [Double] == yellow, "\(bars)")
             let samples = try await client.get("/api/v1/sample?at=0.125,0.25&at=0,0&radius=2").json["samples"] as? [[String: Any]] ?? []
-            let edge = try #require(samples.first), corner = try #require(samples.last)
+            try #require(samples.count == 2, "\(samples)")
+            let (edge, corner) = (samples[0], samples[1])
             #expect(edge["n"] as? Int == 25)
-            let mean = edge["mean"] as? [Double] ?? [], sd = edge["sd"] as? [Double] ?? []
+            let mean = try #require(edge["mean"] as? [Double]), sd = try #require(edge["sd"] as? [Double])
+            try #require(mean.count == 3 && sd.count == 3, "\(edge)")
             for channel in 0..<3 {
                 let expectedMean = 0.4 * white[channel] + 0.6 * yellow[channel]
                 let expectedSD = (0.4 * 0.6).squareRoot() * abs(white[channel] - yellow[channel])
@@ -70,12 +78,17 @@ import Testing
     }
 
     /// With no `at`, the configured points; a radius comes back as asked. Catches the default
-    /// points being ignored.
+    /// points being ignored, and the capture's own line (the configured radius) answered for
+    /// another radius.
     @Test func sampleDefaultsToTheConfiguredPoints() async throws {
         let points = [try SamplePoint(x: 0.0625, y: 0.25), try SamplePoint(x: 0.9375, y: 0.25)]
         try await withServer(serveConfiguration(points: points)) { client in
             let samples = try await client.get("/api/v1/sample").json["samples"] as? [[String: Any]] ?? []
             #expect(samples.map { $0["hex"] as? String } == ["#bfbfbf", "#000000"], "\(samples)")
+            #expect(samples.map { $0["n"] as? Int } == [1, 1], "\(samples)")
+            let wider = try await client.get("/api/v1/sample?radius=2").json["samples"] as? [[String: Any]] ?? []
+            #expect(wider.map { $0["hex"] as? String } == ["#bfbfbf", "#000000"], "\(wider)")
+            #expect(wider.map { $0["n"] as? Int } == [25, 25], "\(wider)")
         }
     }
 

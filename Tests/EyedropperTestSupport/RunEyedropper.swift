@@ -1,10 +1,13 @@
 import Foundation
 
-/// Runs the built `eyedropper` (beside this test bundle) and returns its exit status and output.
+/// The built `eyedropper`, beside this test bundle.
+public let eyedropperExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("eyedropper")
+
+/// Runs the built `eyedropper` and returns its exit status and output.
 public func runEyedropper(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
-    process.executableURL = directory.appendingPathComponent("eyedropper")
+    process.executableURL = eyedropperExecutable
     process.arguments = arguments
     let out = Pipe(), err = Pipe()
     process.standardOutput = out

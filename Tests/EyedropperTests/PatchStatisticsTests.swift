@@ -10,30 +10,31 @@ private let edgePoints = [
     point(0.999, 0.77),
 ]
 
-/// The reference: the pixels as a row kernel converts them (`FixedPointCoefficients.convert`),
-/// their count, mean, population deviation (two passes) and clipped channels in plain arithmetic.
-private func reference(
-    _ frame: borrowing PlanarFrame, _ colorimetry: Colorimetry, _ point: SamplePoint, radius: Int
-) -> (n: Int, mean: [Double], sd: [Double], clipped: Int) {
+/// The patch's pixels as a row kernel converts them (`FixedPointCoefficients.convert`), one
+/// array of values per channel, appended to `values`.
+private func patchValues(
+    _ frame: borrowing PlanarFrame, _ colorimetry: Colorimetry, _ point: SamplePoint, radius: Int, into values: inout [[Double]]
+) {
     let coefficients = FixedPointCoefficients(colorimetry)
     let (cx, cy) = point.pixel(width: frame.width, height: frame.height)
-    var values: [[Double]] = [[], [], []], clipped = 0
     for y in max(0, cy - radius)...min(frame.height - 1, cy + radius) {
         for x in max(0, cx - radius)...min(frame.width - 1, cx + radius) {
             let color = coefficients.convert(frame.sample(x: x, y: y))
-            for (channel, value) in [color.r, color.g, color.b].enumerated() {
-                values[channel].append(Double(value))
-                clipped += value == 0 || value == 255 ? 1 : 0
-            }
+            for (channel, value) in [color.r, color.g, color.b].enumerated() { values[channel].append(Double(value)) }
         }
     }
-    let n = values[0].count
-    let mean = values.map { $0.reduce(0, +) / Double(n) }
-    let sd = zip(values, mean).map { channel, mean in
-        (channel.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(n)).squareRoot()
-    }
-    return (n, mean, sd, clipped)
 }
+
+/// The reference for one patch's pixels.
+private func reference(
+    _ frame: borrowing PlanarFrame, _ colorimetry: Colorimetry, _ point: SamplePoint, radius: Int
+) -> ReferenceStatistics {
+    var values: [[Double]] = [[], [], []]
+    patchValues(frame, colorimetry, point, radius: radius, into: &values)
+    return ReferenceStatistics(values: values)
+}
+
+private func levels(_ color: RGB8) -> [Int] { [Int(color.r), Int(color.g), Int(color.b)] }
 
 private func components(_ values: (r: Double, g: Double, b: Double)) -> [Double] { [values.r, values.g, values.b] }
 
@@ -53,15 +54,16 @@ private func components(_ values: (r: Double, g: Double, b: Double)) -> [Double]
                 try sampler.sample(frame, at: edgePoints, radius: radius, path: .fullFrame, into: &full)
                 try sampler.withRGB24(frame) { image in image.sample(at: edgePoints, radius: radius, into: &rgb) }
                 #expect(direct == full && direct == rgb, "\(colorimetry) r\(radius)")
-                for sample in direct {
-                    let expected = reference(frame, colorimetry, sample.point, radius: radius)
+                try #require(direct.map(\.point) == edgePoints, "one sample per point, in order")
+                for (sample, point) in zip(direct, edgePoints) {
+                    let expected = reference(frame, colorimetry, point, radius: radius)
                     let statistics = sample.statistics
                     let context = "\(colorimetry) r\(radius) at \(sample.point)"
                     #expect(statistics.count == expected.n, "\(context)")
                     #expect(statistics.clipped == expected.clipped, "\(context)")
                     #expect(zip(components(statistics.mean), expected.mean).allSatisfy { abs($0 - $1) < 1e-9 }, "\(context)")
                     #expect(zip(components(statistics.standardDeviation), expected.sd).allSatisfy { abs($0 - $1) < 1e-9 }, "\(context)")
-                    #expect(sample.color == statistics.roundedMean)
+                    #expect(levels(sample.color) == expected.levels, "\(context)")
                 }
             }
         }
@@ -111,19 +113,29 @@ private func components(_ values: (r: Double, g: Double, b: Double)) -> [Double]
         let sampler = ColorSampler()
         var block = SampleAverage(points: points)
         var perFrame: [[ColorSample]] = [], samples: [ColorSample] = []
+        // Every pixel of every frame's patch, per point: the reference pools them.
+        var pooled = Array(repeating: [[Double]](repeating: [], count: 3), count: points.count)
         for seed in 1...3 {
             let source = GuardedFrame(layout: .nv12, width: 16, height: 10, padding: 0, placement: .flushEnd, seed: UInt64(seed))
-            try source.withFrame { frame in try sampler.sample(frame, at: points, radius: 1, into: &samples) }
+            try source.withFrame { frame in
+                try sampler.sample(frame, at: points, radius: 1, into: &samples)
+                for (index, point) in points.enumerated() {
+                    patchValues(frame, frame.colorimetry, point, radius: 1, into: &pooled[index])
+                }
+            }
             perFrame.append(samples)
             block.add(samples, frame: 10 + seed, timestamp: Double(seed) / 10, colorimetry: .bt601Limited)
         }
         #expect(block.frames == 3 && block.firstFrame == 11 && block.firstTimestamp == 0.1 && block.colorimetry == .bt601Limited)
         var averaged: [ColorSample] = []
         block.samples(into: &averaged)
-        for (index, point) in points.enumerated() {
-            var expected = PatchStatistics()
-            for frame in perFrame { expected.merge(frame[index].statistics) }
-            #expect(averaged[index] == ColorSample(point: point, statistics: expected))
+        try #require(averaged.map(\.point) == points)
+        for index in points.indices {
+            let expected = ReferenceStatistics(values: pooled[index]), statistics = averaged[index].statistics
+            #expect(statistics.count == expected.n && statistics.clipped == expected.clipped)
+            #expect(zip(components(statistics.mean), expected.mean).allSatisfy { abs($0 - $1) < 1e-9 })
+            #expect(zip(components(statistics.standardDeviation), expected.sd).allSatisfy { abs($0 - $1) < 1e-9 })
+            #expect(levels(averaged[index].color) == expected.levels)
             // The corner's 2x2 of its 3x3 patch, the centre's 3x3, three frames each.
             #expect(averaged[index].statistics.count == 3 * (index == 0 ? 4 : 9))
         }
