@@ -11,7 +11,10 @@
 // Units: a direct (or automatic) sample costs tens of nanoseconds to a few microseconds, too
 // close to the timer's cost for one call, so those rows sample the same frame 1000 times per
 // iteration (scalingFactor .kilo) and read in ns per frame (the rows marked "*" are scaled to one
-// frame). Full-frame rows convert a whole frame per iteration and read in µs per frame.
+// frame). Full-frame rows convert a whole frame per iteration and read in µs per frame. An
+// -average-N row samples one whole block of N frames per iteration and reads in µs per block:
+// allocation counts are divided by the scaling factor, so at .kilo an allocation made once per
+// block (33 in 1000 frames) would round to 0 and pass the threshold.
 // Every iteration reads the same points, so the direct rows run with those pixels in cache: a
 // fresh camera frame adds a few cache misses per point.
 
@@ -45,13 +48,14 @@ func sample(width: Int, height: Int, points count: Int, radius: Int = 0, average
     let pointsName = "\(count)-points" + (radius == 0 ? "" : "-radius-\(radius)") + (average.map { "-average-\($0)" } ?? "")
     let name = ["Sample", "\(width)x\(height)", pointsName, pathName].joined(separator: "_")
     // The full-frame path converts ~2 M pixels per frame: one frame per iteration is measurable.
-    let configuration = path == .fullFrame
+    let configuration = path == .fullFrame || average != nil
         ? Benchmark.Configuration(timeUnits: .microseconds, scalingFactor: .one)
         : Benchmark.Configuration(timeUnits: .nanoseconds, scalingFactor: .kilo)
+    let framesPerIteration = average ?? 1
 
     Benchmark(name, configuration: configuration) { (benchmark: Benchmark, fixture: SampleFixture) throws in
         for _ in benchmark.scaledIterations {
-            try fixture.sampleOnce()
+            for _ in 0..<framesPerIteration { try fixture.sampleOnce() }
         }
         blackHole(fixture.samples)
     } setup: {
