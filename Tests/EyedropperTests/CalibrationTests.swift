@@ -1,47 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Eyedropper
 import EyedropperTestSupport
 import Testing
-
-/// A camera that is not colorimetric: its own primaries (a 3 x 3 of XYZ with cross-talk), white
-/// balance off by 15% in red and blue, a tone curve that is a power 1/1.9 over a 2% pedestal, not
-/// sRGB's, and noise of ±3 levels on each pixel.
-private struct SimulatedCamera {
-    var matrix: [[Double]] = [[0.0115, 0.0030, -0.0025], [-0.0045, 0.0140, 0.0012], [0.0006, -0.0022, 0.0118]]
-    var gains = SIMD3(1.15, 1.0, 0.85)
-    var exposure = 0.7
-    var seed: UInt64 = 1
-
-    /// Camera value 0...1 of each channel for XYZ (Y = 100 white).
-    func camera(_ xyz: CIEXYZ) -> SIMD3<Double> {
-        let v = [xyz.x, xyz.y, xyz.z]
-        var out = SIMD3<Double>()
-        for c in 0..<3 {
-            let linear = max(0, (0..<3).reduce(0) { $0 + matrix[c][$1] * v[$1] }) * gains[c] * exposure
-            out[c] = min(1, 0.02 + 0.98 * pow(linear, 1 / 1.9))
-        }
-        return out
-    }
-
-    /// 400 noisy pixels of each patch of `lab`.
-    func readings(_ lab: [CIELab]) -> [PatchStatistics] {
-        var random = TestRandom(seed: seed)
-        return lab.map { lab in
-            let value = camera(CIEXYZ(lab, white: .d50)) * 255
-            var statistics = PatchStatistics()
-            for _ in 0..<400 {
-                func level(_ v: Double) -> UInt8 {
-                    let noise = Double(random.next() % 7) - 3
-                    return UInt8(min(255, max(0, (v + noise).rounded())))
-                }
-                statistics.merge(PatchStatistics(RGB8(r: level(value.x), g: level(value.y), b: level(value.z))))
-            }
-            return statistics
-        }
-    }
-}
 
 @Suite struct CalibrationTests {
     let reference = ChartReference.colorChecker2014
