@@ -20,6 +20,13 @@ struct Serve: AsyncParsableCommand {
             PUT /api/v1/controls with a JSON object {"name": value, ...} (answered with the values \
             read back), POST /api/v1/controls/lock (as --lock, now). What is set is applied again \
             after every reconnect. Stops on Ctrl-C or SIGTERM.
+
+            --profile PROFILE.json (from eyedropper calibrate) adds each sample's "calibrated" \
+            colour to /api/v1/sample and /api/v1/samples, as `sample --profile` does, and \
+            --target its "deltaE" and "pass"; /api/v1/status gains "profile" (with warnings \
+            when the frames' colorimetry or size differ from the profile's) and "target", and \
+            the page shows the calibrated colour and, with a target, ΔE and PASS or FAIL. A \
+            profile that cannot be read stops serve at the start (66 missing, 65 damaged).
             """
     )
 
@@ -33,6 +40,9 @@ struct Serve: AsyncParsableCommand {
     /// The points sampled in every frame for /api/v1/samples, and the default of /api/v1/sample.
     @OptionGroup var sampling: PointOptions
 
+    /// Each sample's calibrated colour, and its ΔE to a target.
+    @OptionGroup var calibration: CalibrationOptions
+
     @Option(name: .customLong("max-streams"), help: "Most MJPEG and event-stream clients at once; more are answered 503.")
     var maxStreams: Int = 16
 
@@ -45,6 +55,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let calibrated = try calibration.load()
         // Live, like a camera: the test pattern and files paced at their rate. A service waits out
         // every camera failure with --reconnect, from the start: it may start before its camera.
         var configuration = ServeConfiguration(source: try input.configuration(pacing: .live, reconnectPolicy: .always))
@@ -54,6 +65,9 @@ struct Serve: AsyncParsableCommand {
         configuration.port = listen.port
         configuration.maxStreams = maxStreams
         configuration.jpegQuality = quality
+        if let calibrated, let path = calibration.profile {
+            configuration.calibration = .init(profile: calibrated.profile, path: path, target: calibrated.target)
+        }
         let logger = input.diagnostics.logger
         if !configuration.isLoopback {
             logger.warning("warning: listening on \(listen.host), not loopback: anyone who can reach this machine can watch the camera")

@@ -16,6 +16,25 @@ public struct ServeConfiguration: Hashable, Sendable {
     public var maxStreams = 16
     /// Of frame.jpg and the MJPEG stream.
     public var jpegQuality = 80
+    /// `--profile` (and `--target`): every sample gains its calibrated colour; nil leaves every
+    /// body as it is without them.
+    public var calibration: CalibrationSettings?
+
+    /// A camera profile and what it is compared with (not `Calibration`, the library's fit that
+    /// makes a profile). A target without a profile cannot be said: what is compared with it is
+    /// the calibrated colour.
+    public struct CalibrationSettings: Hashable, Sendable {
+        public var profile: CameraProfile
+        /// The file the profile was read from, as the status names it.
+        public var path: String
+        public var target: ColorTarget?
+
+        public init(profile: CameraProfile, path: String, target: ColorTarget? = nil) {
+            self.profile = profile
+            self.path = path
+            self.target = target
+        }
+    }
 
     public init(source: FrameSource.Configuration) {
         self.source = source

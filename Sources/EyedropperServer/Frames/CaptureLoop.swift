@@ -49,7 +49,7 @@ final class CaptureLoop: Sendable {
     private var stopped: Bool { stopping.load(ordering: .relaxed) }
 
     private func run() {
-        var publisher = FramePublisher(configuration: configuration, frames: frames, statistics: statistics)
+        var publisher = FramePublisher(configuration: configuration, frames: frames, statistics: statistics, logger: logger)
         do {
             let source = try FrameSource(
                 configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
@@ -73,26 +73,38 @@ final class CaptureLoop: Sendable {
     }
 }
 
-/// Converts each frame into `LatestFrame` and samples the configured points, with one converter
-/// kept while the colorimetry stays the same.
+/// Converts each frame into `LatestFrame` and samples the configured points (and, with a profile,
+/// calibrates them), with one converter kept while the colorimetry stays the same.
 private struct FramePublisher {
     let configuration: ServeConfiguration
     let frames: LatestFrame
     let statistics: CaptureStatistics
+    let logger: Logger
     private var converter: YCbCrConverter?
     private var samples: [ColorSample] = []
+    /// With a profile: the samples' calibrated colours, storage reused from frame to frame.
+    private var calibrated: [CalibratedSample] = []
+    /// The colorimetry and size last checked against the profile: warned about once per change.
+    private var checkedFrames: (Colorimetry, Int, Int)?
     private var number = 0
 
-    init(configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics) {
+    init(configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics, logger: Logger) {
         self.configuration = configuration
         self.frames = frames
         self.statistics = statistics
+        self.logger = logger
     }
 
     mutating func publish(_ frame: borrowing PlanarFrame, timestamp: Double) {
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
         if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }
         let converter = converter!, (width, height) = (frame.width, frame.height)
+        if let profile = configuration.calibration?.profile, checkedFrames.map({ $0 != (colorimetry, width, height) }) ?? true {
+            let warnings = profile.mismatches(colorimetry: colorimetry, width: width, height: height)
+            for warning in warnings { logger.warning("warning: \(warning)") }
+            statistics.setProfileWarnings(warnings)
+            checkedFrames = (colorimetry, width, height)
+        }
         var (conversion, published) = (Duration.zero, ContinuousClock.now)
         frames.publish(byteCount: width * height * 3) { rgb in
             let start = ContinuousClock.now
@@ -105,9 +117,13 @@ private struct FramePublisher {
             conversion = start.duration(to: published)
             RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
                 .sample(at: configuration.points, radius: configuration.radius, into: &samples)
+            if let calibration = configuration.calibration {
+                calibration.profile.calibrate(samples, target: calibration.target, into: &calibrated)
+            }
             return FrameInfo(
                 number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry,
-                samplesJSON: SampleJSON.object(frame: number, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
+                samplesJSON: SampleJSON.object(
+                    frame: number, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated))
         }
         statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry)
         number += 1

@@ -14,6 +14,9 @@ final class CaptureStatistics: Sendable {
         /// Seconds to convert one frame to RGB24: the 50th, 90th and 99th percentile and the
         /// slowest of the last `window` frames.
         var conversion: [(quantile: Double, seconds: Double)] = []
+        /// What differs between the frames and those the `--profile` was made from, as of the
+        /// last frame (status: "profile.warnings").
+        var profileWarnings: [String] = []
     }
 
     private struct State {
@@ -40,6 +43,9 @@ final class CaptureStatistics: Sendable {
 
     /// The stream the source delivers, e.g. "1280x720 NV12 read in place" (status: "format").
     func setStream(_ stream: String?) { state.withLock { $0.snapshot.stream = stream } }
+
+    /// The frames' differences from the profile's, when the frames' colorimetry or size changed.
+    func setProfileWarnings(_ warnings: [String]) { state.withLock { $0.snapshot.profileWarnings = warnings } }
 
     /// Frames the source delivered that were never converted (the capture thread was behind).
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }

@@ -14,19 +14,24 @@ struct SampleController: Sendable {
     }
 
     /// `?at=X,Y&...&radius=R`: the colours at those points (default: the configured ones) of the
-    /// newest frame, as one line of `eyedropper sample`.
+    /// newest frame, as one line of `eyedropper sample` (with `--profile`, calibrated too).
     private func sample(_ request: Request) throws -> Response {
         let query = try Query(request.uri.query, allowed: ["at", "radius"])
         let points = try query.points()
         let radius = try query.integer("radius", in: 0...SamplingError.maximumRadius) ?? configuration.radius
         try frames.requireSource()
         var samples: [ColorSample] = []
+        var calibrated: [CalibratedSample] = []
         let body = frames.withNewest { info, rgb in
             // The configured points at the configured radius: the line the capture made already.
             if points.isEmpty, radius == configuration.radius { return info.samplesJSON }
             RGBFrame(bytes: rgb, width: info.width, height: info.height)
                 .sample(at: points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
-            return SampleJSON.object(frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples)
+            if let calibration = configuration.calibration {
+                calibration.profile.calibrate(samples, target: calibration.target, into: &calibrated)
+            }
+            return SampleJSON.object(
+                frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples, calibrated: calibrated)
         }
         guard let body else { throw FrameUnavailable.noFrameYet }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))

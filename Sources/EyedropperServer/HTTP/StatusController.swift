@@ -25,6 +25,6 @@ struct StatusController: Sendable {
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count, points: configuration.points,
-            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [])
+            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration)
     }
 }

@@ -36,10 +36,42 @@ struct StatusReport: Codable, Hashable, Sendable {
     /// Where the driver kept another value than the one asked, at the last time settings were
     /// applied.
     let controlWarnings: [String]
+    // Added by issue 13, present only with --profile (and --target):
+    /// The camera profile the samples are calibrated with.
+    let profile: Profile?
+    /// What the calibrated samples are compared with.
+    let target: Target?
+
+    struct Profile: Codable, Hashable, Sendable {
+        /// The file, as given.
+        let path: String
+        /// When it was made, ISO 8601 UTC.
+        let created: String
+        /// Its correction, e.g. "root-polynomial-2".
+        let model: CorrectionModel
+        /// The colorimetry and size of the frames it was made from.
+        let matrix: YCbCrMatrix
+        let range: ColorRange
+        let width: Int
+        let height: Int
+        /// Where the frames now differ from those, each a sentence; `[]` when they do not (or
+        /// before the first frame).
+        let warnings: [String]
+    }
+
+    struct Target: Codable, Hashable, Sendable {
+        /// L*a*b* (D50), 2 decimals.
+        let lab: [Double]
+        /// Its sRGB colour (clamped when outside sRGB), for a swatch.
+        let hex: String
+        /// The largest CIEDE2000 that passes.
+        let tolerance: Double
+    }
 
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
-        points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String]
+        points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
+        calibration: ServeConfiguration.CalibrationSettings?
     ) {
         self.source = source
         state = failure == nil ? "running" : "failed"
@@ -58,5 +90,17 @@ struct StatusReport: Codable, Hashable, Sendable {
         self.points = points.map { [$0.x, $0.y] }
         self.controls = Dictionary(controls.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         self.controlWarnings = controlWarnings
+        profile = calibration.map { calibration in
+            let profile = calibration.profile
+            return Profile(
+                path: calibration.path, created: profile.created, model: profile.report.model, matrix: profile.colorimetry.matrix,
+                range: profile.colorimetry.range, width: profile.width, height: profile.height, warnings: capture.profileWarnings)
+        }
+        target = calibration?.target.map { target in
+            let lab = target.lab
+            return Target(
+                lab: [lab.l, lab.a, lab.b].map { ($0 * 100).rounded() / 100 },
+                hex: CalibratedColor(xyz: CIEXYZ(lab, white: .d50)).srgb8.hex, tolerance: target.tolerance)
+        }
     }
 }
