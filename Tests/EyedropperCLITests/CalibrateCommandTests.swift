@@ -137,6 +137,24 @@ import Testing
         #expect(other.stderr.contains("warning: the profile was made from bt601 limited frames, these are bt709 full"), "\(other.stderr)")
     }
 
+    @Test func yourOwnReferenceIsUsedAndABadOneIsNamed() throws {
+        // The published values with patch 1 moved: the report must compare with the file's.
+        var lab = ChartReference.colorChecker2014.lab.map { [$0.l, $0.a, $0.b] }
+        lab[0] = [40, 10, 10]
+        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: lab)), to: scratch.file("mine.json"))
+        let result = try calibrate(["--reference", scratch.file("mine.json"), "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let patches = try #require(try json(result.stdout)["patches"] as? [[String: Any]])
+        #expect(patches[0]["reference"] as? [Double] == [40, 10, 10])
+        #expect(patches[1]["reference"] as? [Double] == lab[1])
+
+        lab[20] = [90, 0, 0]  // neutral 6.5 lighter than neutral 8
+        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: ["name": "mine", "lab": lab])), to: scratch.file("bad.json"))
+        let bad = try calibrate(["--reference", scratch.file("bad.json")])
+        #expect(bad.status == 65, "\(bad.stderr)")
+        #expect(bad.stderr.contains("bad.json") && bad.stderr.contains("field lab") && bad.stderr.contains("patch 21 is not darker"), "\(bad.stderr)")
+    }
+
     @Test func aTargetWithoutAProfileOrThatIsNoColourIsAUsageError() throws {
         let bare = try runEyedropper(["sample", "--target", "50,0,0"])
         #expect(bare.status == 64 && bare.stderr.contains("--target needs --profile"), "\(bare.stderr)")
