@@ -4,7 +4,9 @@ import Hummingbird
 /// `--at` point and at the last click; a click samples the point under the pointer through the
 /// sample endpoint and shows its colour, mean +- sd and clipped channels beside the picture; a plot
 /// of each point's mean over the last minute from the event stream, its sd as a band; the camera's
-/// controls, built from the listing, with a Lock button. The script is `Page.script`.
+/// controls, built from the listing, with a Lock button. With `--profile`, each sample's
+/// calibrated colour beside the camera's, and with `--target` its ΔE and a PASS or FAIL mark big
+/// enough to read across a bench. The script is `Page.script`.
 enum Page {
     static let html = #"""
     <!doctype html>
@@ -66,6 +68,30 @@ enum Page {
       .error { color: #b00020; }
       #status { color: var(--muted); font-size: 12px; }
       #warnings { margin: 6px 0 0; padding-left: 18px; font-size: 12px; color: #8a5a00; }
+      /* --profile and --target: the calibrated colour, ΔE and a verdict readable from metres away */
+      #calibration { font-size: 12px; margin: -2px 0 10px; display: flex; flex-direction: column; gap: 2px; }
+      #calibration:empty { display: none; }
+      #calibration .target { display: flex; align-items: center; gap: 6px; font-family: ui-monospace, monospace; }
+      #calibration .chip { width: 14px; height: 14px; border: 1px solid var(--line); border-radius: 3px; display: inline-block; }
+      #calibration ul { margin: 2px 0 0; padding-left: 18px; color: #8a5a00; }
+      .calibrated { display: flex; flex-direction: column; gap: 8px; margin-top: 8px; padding-top: 8px; border-top: 1px dashed var(--line); }
+      .calibrated .pair { display: flex; gap: 12px; align-items: center; }
+      .calibrated figure { margin: 0; display: flex; flex-direction: column; align-items: center; gap: 2px; font-size: 11px; color: var(--muted); }
+      .calibrated .swatch { width: 64px; height: 64px; }
+      .calibrated .values { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
+      .calibrated .cal-hex { font: 700 24px/1.1 ui-monospace, monospace; }
+      .calibrated .cal-lab { font: 600 16px/1.2 ui-monospace, monospace; white-space: nowrap; }
+      .calibrated .cal-gamut { font-size: 12px; color: #8a5a00; }
+      .calibrated .cal-gamut:empty { display: none; }
+      #points .calibrated + .reading { border-top: 1px solid var(--line); padding-top: 10px; }
+      .verdict { display: flex; align-items: center; justify-content: space-between; gap: 12px; padding: 6px 16px; border-radius: 8px; color: #fff; }
+      .verdict[hidden] { display: none; }
+      .verdict.pass { background: #1b7a36; }
+      .verdict.fail { background: #c21f1f; }
+      .verdict .mark { font: 900 64px/1 system-ui, sans-serif; letter-spacing: .04em; }
+      .verdict .score { display: flex; flex-direction: column; align-items: flex-end; gap: 4px; }
+      .verdict .delta-e { font: 700 30px/1 ui-monospace, monospace; white-space: nowrap; }
+      .verdict .tolerance { font-size: 13px; white-space: nowrap; }
     </style>
     </head>
     <body>
@@ -86,7 +112,7 @@ enum Page {
     <div id="side">
       <div class="card">
         <h2>Clicked</h2>
-        <div class="reading">
+        <div id="clicked" class="reading">
           <div id="swatch" class="swatch"></div>
           <div class="numbers">
             <div class="head">hex <span id="hex">-</span> · RGB <span id="rgb">-</span></div>
@@ -100,6 +126,7 @@ enum Page {
       </div>
       <div class="card">
         <h2>Points (--at)</h2>
+        <div id="calibration"></div>
         <div id="points"></div>
       </div>
       <div class="card">
