@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "EyedropperServerTests",
             dependencies: [
-                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperServer",
+                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperServer", "EyedropperTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
     ]

@@ -100,6 +100,92 @@ import Glibc
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    /// With --profile and --target, the sample endpoint still gives what `sample` prints with
+    /// them: calibrated colour, deltaE and pass included. Catches the service calibrating with
+    /// another profile or target than the command, or the two writing them differently.
+    @Test func calibratedSampleAnswersLikeTheSampleCommand() throws {
+        let scratch = try ScratchDirectory()
+        let profile = try Self.writeProfile(
+            to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 1280, height: 720)
+        // The magenta bar's own calibrated colour: that bar passes, the others fail.
+        let magenta = profile.calibrated((191, 0, 192)).lab
+        let calibration = ["--profile", scratch.file("profile.json"), "--target", "\(magenta.l),\(magenta.a),\(magenta.b)"]
+        let server = try ServerProcess(["--source", "testpattern"] + calibration)
+        let points = (0..<8).map { "\((Double($0) + 0.5) / 8),0.25" }
+        let served = try server.get("/api/v1/sample?" + points.map { "at=\($0)" }.joined(separator: "&") + "&radius=3")
+        let printed = try runEyedropper(["sample", "--source", "testpattern", "--radius", "3"] + calibration + points.flatMap { ["--at", $0] })
+        #expect(printed.status == 1, "not every bar is magenta: \(printed.stderr)")
+        let samples = served.text.firstMatch(of: /"samples":\[.*\]/)?.output
+        #expect(samples != nil && samples == printed.stdout.firstMatch(of: /"samples":\[.*\]/)?.output, "\(served.text)\n\(printed.stdout)")
+        #expect(served.text.contains(#""deltaE":"#) && served.text.contains(#""pass":true"#) && served.text.contains(#""pass":false"#), "\(served.text)")
+        let stopped = server.stop()
+        #expect(!stopped.stderr.contains("warning"), "the profile is the frames': \(stopped.stderr)")
+    }
+
+    /// Frames unlike the profile's (another colorimetry and size): each difference is warned of on
+    /// stderr once, not once a frame, and serve goes on. Catches a warning per frame, or none.
+    @Test func profileMismatchIsWarnedOnce() throws {
+        let scratch = try ScratchDirectory()
+        try Self.writeProfile(to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 640, height: 480)
+        let server = try ServerProcess(["--source", "testpattern", "--size", "320x240", "--profile", scratch.file("profile.json")])
+        for _ in 0..<100 where try server.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 < 10 { usleep(50_000) }
+        let stopped = server.stop()
+        #expect(stopped.status == 0)
+        let lines = stopped.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("eyedropper: warning: the profile was made from bt709 limited frames, these are bt601 limited") }.count == 1, "\(stopped.stderr)")
+        #expect(lines.filter { $0.hasPrefix("eyedropper: warning: the profile was made at 640x480, these frames are 320x240") }.count == 1, "\(stopped.stderr)")
+    }
+
+    /// A profile that cannot be used stops serve before it listens, in one line naming the file
+    /// (and for a damaged one the field), with `sample --profile`'s status: 65 damaged or not a
+    /// profile, 66 missing. Catches a profile read only once serving (serve would listen, and be
+    /// killed 10 s on), an error of several lines, or another status.
+    @Test func unusableProfileStopsServeAtTheStart() throws {
+        let scratch = try ScratchDirectory()
+        try Self.writeProfile(to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 1280, height: 720)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(try ScratchDirectory.read(scratch.file("profile.json")))) as? [String: Any])
+        var correction = try #require(object["correction"] as? [String: Any])
+        var matrix = try #require(correction["matrix"] as? [[Double]])
+        matrix[1].removeLast()
+        correction["matrix"] = matrix
+        object["correction"] = correction
+        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: object)), to: scratch.file("damaged.json"))
+        try ScratchDirectory.write(Array(#"{"brightness": 128}"#.utf8), to: scratch.file("controls.json"))
+        for (file, status, words) in [
+            ("damaged.json", 65, ["damaged.json", "at field correction.matrix"]), ("controls.json", 65, ["controls.json", "is not an Eyedropper camera profile"]),
+            ("none.json", 66, ["none.json"]),
+        ] as [(String, Int32, [String])] {
+            let result = try Self.serveThatStops(["--source", "testpattern", "--profile", scratch.file(file), "--target", "50,0,0"])
+            #expect(result.status == status, "\(file): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.hasPrefix("eyedropper: "), "\(file): \(result.stderr)")
+            #expect(words.allSatisfy { result.stderr.contains($0) }, "\(file): \(result.stderr)")
+        }
+    }
+
+    /// A profile fitted in process, written as `calibrate` writes it.
+    @discardableResult
+    static func writeProfile(to path: String, colorimetry: Colorimetry, width: Int, height: Int) throws -> CameraProfile {
+        let profile = try simulatedProfile(colorimetry: colorimetry, width: width, height: height)
+        try ScratchDirectory.write(profile.json(), to: path)
+        return profile
+    }
+
+    /// `eyedropper serve ARGUMENTS`, which should stop at the start: its status and stderr. One
+    /// still running 10 s on is killed (status 9), so a test of it fails rather than hangs.
+    static func serveThatStops(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = eyedropperExecutable
+        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        for _ in 0..<100 where process.isRunning { usleep(100_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     @Test func nonLoopbackListenWarns() throws {
         let server = try ServerProcess(["--source", "testpattern", "--size", "64x64"], listen: "0.0.0.0:0")
         let stopped = server.stop()
