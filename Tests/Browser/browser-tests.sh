@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The page of `eyedropper serve` in a real browser: headless Chromium loads it, clicks two bars of
 # the live test pattern and checks the colour and statistics shown, the markers at the --at points
-# and at the click, and the plot receiving samples (Tests/Browser/click_sample.py). Needs a release
-# build (Scripts/test makes one). Leaves the screenshot in .build/browser/page.png.
+# and at the click, and the plot receiving samples (Tests/Browser/click_sample.py). Then a chart is
+# drawn, calibrated and served with --profile and --target, and the page's calibrated colour, ΔE
+# and PASS / FAIL are checked against the API's (Tests/Browser/calibrated_page.py). Needs a release
+# build (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png and
+# .build/browser/calibrated.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps chromium python3
@@ -12,6 +15,20 @@ source Tests/Serve/start-serve.sh
 start_serve .build/release/eyedropper .build/browser/serve.log --source testpattern "${points[@]/#/--at=}"
 trap 'kill $server 2>/dev/null || true' EXIT
 python3 Tests/Browser/click_sample.py "http://127.0.0.1:$port/" .build/browser/page.png "${points[@]}"
+kill -TERM $server
+wait $server
+trap - EXIT
+
+# With a camera profile and a target: the chart's corners, two patch centres and the target come
+# from the script that draws the chart.
+eval "$(python3 Tests/Browser/calibrated_page.py chart .build/browser)"
+.build/release/eyedropper calibrate --source .build/browser/chart.y4m --matrix bt601 --frames 2 \
+  --reference .build/browser/reference.json --out .build/browser/profile.json "${corners[@]}" \
+  >.build/browser/calibrate.txt 2>&1 || { cat .build/browser/calibrate.txt >&2; exit 1; }
+start_serve .build/release/eyedropper .build/browser/serve-calibrated.log --source .build/browser/chart.y4m --matrix bt601 \
+  --profile .build/browser/profile.json --target "$target" --radius 4 "${points[@]/#/--at=}"
+trap 'kill $server 2>/dev/null || true' EXIT
+python3 Tests/Browser/calibrated_page.py check "http://127.0.0.1:$port/" .build/browser/calibrated.png
 kill -TERM $server
 wait $server
 trap - EXIT

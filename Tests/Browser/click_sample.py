@@ -212,6 +212,10 @@ def test_pattern(url, path, points):
         checks.check(clipped == ["clipped 0 · n 1"] * len(points), f"each point shows clipped: {clipped}")
         checks.check(browser.evaluate("document.getElementById('controls-note').textContent")
                      == "This source has no camera controls.", "the controls panel says the test pattern has none")
+        # Without --profile the page is as it was: no calibrated block, verdict or profile line.
+        calibrated = browser.evaluate("document.querySelectorAll('.calibrated, .verdict').length"
+                                      " + document.getElementById('calibration').childElementCount")
+        checks.check(calibrated == 0, f"no calibrated colour, verdict or profile shown without --profile: {calibrated} elements")
         screenshot(browser, path)
     finally:
         browser.close()
