@@ -45,6 +45,9 @@ CHECK_RADIUS = 20
 READBACK_RADIUS = 4
 #: How far a patch mean read back may be from the noise-free model, in levels.
 READBACK_TOLERANCE = 1.0
+#: How far calibrate's patch centres may be from where the renderer put them (the scalar
+#: coordinates pick a whole pixel, so half a pixel is lost before any error of the fit).
+CENTRE_TOLERANCE_PX = 2.0
 ACCURACY_BAR = 1.0
 SOURCE_OPTIONS = ["--matrix", "bt601", "--range", "limited"]
 
@@ -149,6 +152,14 @@ def calibrate(checks, eyedropper, out, view, reference, model_rgb):
     checks.record("calibrate's reference", names_match and reference_error < 0.01,
                   f"names {'match' if names_match else 'differ'}; max |L*a*b* - colour-science's "
                   f"'{REFERENCE_NAME}'| {reference_error:.4f}")
+    try:
+        found = np.array([(p["x"] * chart.WIDTH, p["y"] * chart.HEIGHT) for p in patches], float)
+        distance = np.linalg.norm(found - view.centres_px, axis=1)
+        checks.record("calibrate's patch centres", distance.max() <= CENTRE_TOLERANCE_PX,
+                      f"vs rendered centres: max {distance.max():.2f} px (patch {np.argmax(distance) + 1}); "
+                      f"tolerance {CENTRE_TOLERANCE_PX} px")
+    except (KeyError, TypeError) as error:
+        checks.record("calibrate's patch centres", False, f"no x, y ({error!r})")
     error = np.abs(means - model_rgb)
     checks.record("calibrate's patch means", error.max() <= READBACK_TOLERANCE,
                   f"vs noise-free model: mean |error| {error.mean():.3f}, max {error.max():.3f} levels; "
