@@ -179,10 +179,11 @@ def check_calibrated(checks, line, reference):
     except (KeyError, TypeError) as error:
         checks.record("sample --profile JSON", False, f"no calibrated lab/xyz ({error!r})")
         return None
-    # Eyedropper's own L*a*b* against colour-science's of its XYZ (Y of white = 100, D50).
+    # Eyedropper's own L*a*b* against colour-science's of its XYZ (Y of white = 100, D50). D50
+    # as xy (0.3457, 0.3585) or as the ICC's XYZ (0.9642, 1, 0.8249) moves b* by up to 0.02.
     recomputed = colour.XYZ_to_Lab(xyz / 100, reference.white_xy)
     lab_error = np.abs(recomputed - lab).max()
-    checks.record("calibrated lab is Lab(xyz)", lab_error < 0.02,
+    checks.record("calibrated lab is Lab(xyz)", lab_error < 0.05,
                   f"max |lab - colour-science Lab(xyz / 100, D50)| {lab_error:.4f}")
     de = opencv_baseline.delta_e(lab, reference.lab)
     s = stats(de)
