@@ -83,3 +83,39 @@ extension PixelLayout: ExpressibleByArgument {}
 extension RGBLayout: ExpressibleByArgument {}
 extension ConversionKernel: ExpressibleByArgument {}
 extension ChromaSubsampling: ExpressibleByArgument {}
+
+/// A camera profile and a target colour: shared by `sample` and `serve`.
+struct CalibrationOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A camera profile from eyedropper calibrate: each sample gains its calibrated colour (XYZ and L*a*b* D50, sRGB).",
+        valueName: "PROFILE.json"))
+    var profile: String?
+
+    @Option(help: ArgumentHelp(
+        "A colour to compare with: L,a,b (D50) or '#rrggbb' (sRGB); each sample gains its CIEDE2000 to it and pass (needs --profile).",
+        valueName: "L,a,b|#rrggbb"))
+    var target: String?
+
+    @Option(help: ArgumentHelp("The largest CIEDE2000 from --target that passes.", valueName: "DE"))
+    var tolerance: Double = 2.0
+
+    func validate() throws {
+        guard tolerance.isFinite, tolerance >= 0 else { throw ValidationError("--tolerance must be a CIEDE2000 of 0 or more, got \(tolerance)") }
+        if let target {
+            guard profile != nil else {
+                throw ValidationError("--target needs --profile: what is compared with the target is the calibrated colour (make a profile with eyedropper calibrate)")
+            }
+            do {
+                _ = try ColorTarget(parsing: target)
+            } catch {
+                throw ValidationError("--target: \(error.description)")
+            }
+        }
+    }
+
+    /// The profile, read and checked, and the target; nil without --profile.
+    func load() throws -> (profile: CameraProfile, target: ColorTarget?)? {
+        guard let profile else { return nil }
+        return (try CameraProfile.load(path: profile), try target.map { try ColorTarget(parsing: $0, tolerance: tolerance) })
+    }
+}

@@ -18,7 +18,7 @@ struct EyedropperCommand: AsyncParsableCommand {
             file, 66 a missing file or device, 73 an output file that cannot be written, 74 a \
             device busy, gone or silent, 77 permission denied.
             """,
-        subcommands: [Sample.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self],
+        subcommands: [Sample.self, Calibrate.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self],
         defaultSubcommand: Sample.self
     )
 
@@ -62,6 +62,9 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as JPEGError: (error.description, 70)
         case let error as CaptureError: (error.description, captureStatus(error))
         case let error as ControlError: (error.description, controlStatus(error))
+        case let error as CalibrationFileError: (error.description, error.isMissingFile ? 66 : 65)
+        case let error as ChartGeometryError: (error.description, 64)
+        case let error as CalibrationError: (error.description, 65)
         default: nil
         }
     }

@@ -32,12 +32,25 @@ struct Sample: ParsableCommand {
             first frame, followed by "frames":N (a csv column after frame); a last, shorter \
             block (the source ended, --frames, Ctrl-C) is printed with its own count. With the \
             test pattern, --average N reads N frames unless --frames says otherwise.
+
+            --profile PROFILE.json (from eyedropper calibrate) adds to each sample \
+            "calibrated":{"xyz":[X,Y,Z],"lab":[L,a,b],"srgb":[r,g,b],"hex":"#rrggbb","inGamut":true}: \
+            the colour of the patch mean (not of the rounded r, g, b) in CIE XYZ and L*a*b* \
+            relative to D50 (Y of the perfect white 100), and in sRGB (Bradford to D65, 0...255 \
+            unrounded, clamped when outside sRGB's gamut, and then "inGamut":false). csv adds the \
+            columns xyz_x,xyz_y,xyz_z,cal_l,cal_a,cal_b,srgb_r,srgb_g,srgb_b,srgb_hex,in_gamut. \
+            --target L,a,b or '#rrggbb' adds "deltaE" (CIEDE2000 to the target) and "pass" \
+            (within --tolerance) to each sample (csv: delta_e,pass), and the exit status says \
+            whether every sample of the last line printed passed: 0 yes, 1 no (as cmp does), so \
+            a script can gate on it.
             """
     )
 
     @OptionGroup var input: SourceOptions
 
     @OptionGroup var sampling: PointOptions
+
+    @OptionGroup var calibration: CalibrationOptions
 
     @Option(help: "Stop after this many frames (default: all of a file, 1 of the test pattern, a camera until Ctrl-C).")
     var frames: Int?
@@ -61,21 +74,29 @@ struct Sample: ParsableCommand {
     }
 
     func run() throws {
+        let calibrated = try calibration.load()
         let configuration = try input.configuration()
         // The test pattern's default of one frame would make every block a single frame.
         let limit = frames ?? (configuration.source == .testPattern ? average : nil)
         var output = SampleOutput(
             points: sampling.pointsOrCentre, radius: sampling.radius, average: average, format: format,
-            swatches: isatty(STDOUT_FILENO) != 0)
-        // A block cut short by the end of the source, --frames, Ctrl-C or an error is printed too.
-        defer { output.finish() }
+            swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated?.profile, target: calibrated?.target)
         let every = every ?? 1
         var frameIndex = 0
-        try input.forEachFrame(configuration, limit: limit, done: "read") { frame, timestamp in
-            defer { frameIndex += 1 }
-            guard frameIndex % every == 0 else { return }
-            try output.print(frame, index: frameIndex, timestamp: timestamp)
+        do {
+            try input.forEachFrame(configuration, limit: limit, done: "read") { frame, timestamp in
+                defer { frameIndex += 1 }
+                guard frameIndex % every == 0 else { return }
+                try output.print(frame, index: frameIndex, timestamp: timestamp)
+            }
+        } catch {
+            // A block cut short by an error is printed too.
+            output.finish()
+            throw error
         }
+        // And one cut short by the end of the source, --frames or Ctrl-C.
+        output.finish()
+        if output.lastLinePassed == false { throw ExitCode(1) }
     }
 }
 
@@ -100,13 +121,27 @@ private struct SampleOutput {
     private var block: SampleAverage
     /// The colorimetry named in the last text header: text names it again only when it changes.
     private var shownColorimetry: Colorimetry?
+    /// With --profile: the profile, the target, and the calibrated samples of the line being
+    /// written (storage reused).
+    private let profile: CameraProfile?
+    private let target: ColorTarget?
+    private var calibrated: [CalibratedSample] = []
+    /// The colorimetry and size last checked against the profile: warned about once per change.
+    private var checkedFrames: (Colorimetry, Int, Int)?
+    /// With --target: whether every sample of the last line written passed; nil before one.
+    private(set) var lastLinePassed: Bool?
 
-    init(points: [SamplePoint], radius: Int, average: Int?, format: SampleFormat, swatches: Bool) {
+    init(
+        points: [SamplePoint], radius: Int, average: Int?, format: SampleFormat, swatches: Bool,
+        profile: CameraProfile?, target: ColorTarget?
+    ) {
         self.points = points
         self.radius = radius
         self.blockSize = average
         self.format = format
         self.swatches = swatches
+        self.profile = profile
+        self.target = target
         block = SampleAverage(points: points)
         if format == .csv {
             var columns = [
@@ -114,6 +149,10 @@ private struct SampleOutput {
                 "lab_l", "lab_a", "lab_b", "mean_r", "mean_g", "mean_b", "sd_r", "sd_g", "sd_b", "n", "clipped",
             ]
             if average != nil { columns.insert("frames", at: 1) }
+            if profile != nil {
+                columns += ["xyz_x", "xyz_y", "xyz_z", "cal_l", "cal_a", "cal_b", "srgb_r", "srgb_g", "srgb_b", "srgb_hex", "in_gamut"]
+            }
+            if target != nil { columns += ["delta_e", "pass"] }
             Swift.print(columns.joined(separator: ","))
         }
     }
@@ -121,6 +160,12 @@ private struct SampleOutput {
     /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
     mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double) throws {
         let colorimetry = frame.colorimetry
+        if let profile, checkedFrames.map({ $0 != (colorimetry, frame.width, frame.height) }) ?? true {
+            for mismatch in profile.mismatches(colorimetry: colorimetry, width: frame.width, height: frame.height) {
+                StandardError.writeLine("eyedropper: warning: \(mismatch)")
+            }
+            checkedFrames = (colorimetry, frame.width, frame.height)
+        }
         try sampler.sample(frame, at: points, radius: radius, into: &samples)
         // A block holds one colorimetry: a change (a camera back with another) closes it early.
         if block.frames > 0, block.colorimetry != colorimetry { finish() }
@@ -145,13 +190,18 @@ private struct SampleOutput {
     }
 
     /// One frame's or one block's samples; `frames` is the block's length, nil for a single frame.
-    private func write(_ samples: [ColorSample], frame: Int, frames: Int?, timestamp: Double, colorimetry: Colorimetry) {
+    private mutating func write(_ samples: [ColorSample], frame: Int, frames: Int?, timestamp: Double, colorimetry: Colorimetry) {
         let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
+        if let profile {
+            profile.calibrate(samples, target: target, into: &calibrated)
+            if target != nil { lastLinePassed = calibrated.allSatisfy { $0.pass == true } }
+        }
         switch format {
         case .json:
-            Swift.print(SampleJSON.object(frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples))
+            Swift.print(SampleJSON.object(
+                frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated))
         case .csv:
-            for sample in samples {
+            for (index, sample) in samples.enumerated() {
                 let (point, color, statistics) = (sample.point, sample.color, sample.statistics)
                 let (hsv, lab) = (color.hsv, color.lab)
                 let (mean, sd) = (statistics.mean, statistics.standardDeviation)
@@ -164,23 +214,39 @@ private struct SampleOutput {
                     "\(statistics.count)", "\(statistics.clipped)",
                 ]
                 if let frames { fields.insert("\(frames)", at: 1) }
+                if index < calibrated.count {
+                    let calibrated = calibrated[index], color = calibrated.color
+                    let (xyz, lab, srgb) = (color.xyz, color.lab, color.srgb)
+                    fields += [xyz.x, xyz.y, xyz.z].map { DecimalText.fixed($0, 3) } + [lab.l, lab.a, lab.b, srgb.x, srgb.y, srgb.z].map { DecimalText.fixed($0, 2) }
+                    fields += [color.srgb8.hex, "\(color.inGamut)"]
+                    if let deltaE = calibrated.deltaE, let pass = calibrated.pass { fields += [DecimalText.fixed(deltaE, 2), "\(pass)"] }
+                }
                 Swift.print(fields.joined(separator: ","))
             }
         case .text:
             let frameText = frames.map { "frames \(frame)-\(frame + $0 - 1)" } ?? "frame \(frame)"
-            for sample in samples {
+            for (index, sample) in samples.enumerated() {
                 let (point, color, statistics) = (sample.point, sample.color, sample.statistics)
                 let (hsv, lab) = (color.hsv, color.lab)
                 let (mean, sd) = (statistics.mean, statistics.standardDeviation)
                 let swatch = swatches ? "\u{1B}[48;2;\(color.r);\(color.g);\(color.b)m    \u{1B}[0m  " : ""
                 let clipped = statistics.clipped > 0 ? "  clipped \(statistics.clipped)" : ""
+                var calibratedText = ""
+                if index < calibrated.count {
+                    let calibrated = calibrated[index], color = calibrated.color
+                    calibratedText = "  calibrated \(color.srgb8.hex) L*a*b* \(DecimalText.fixed(color.lab.l, 1)) \(DecimalText.fixed(color.lab.a, 1)) \(DecimalText.fixed(color.lab.b, 1))"
+                        + (color.inGamut ? "" : " (outside sRGB)")
+                    if let deltaE = calibrated.deltaE, let pass = calibrated.pass {
+                        calibratedText += "  ΔE \(DecimalText.fixed(deltaE, 2)) \(pass ? "pass" : "FAIL")"
+                    }
+                }
                 Swift.print(
                     "\(frameText)  at \(point.x),\(point.y)  \(swatch)\(color.hex)  "
                         + "rgb \(color.r) \(color.g) \(color.b)  "
                         + "hsv \(DecimalText.fixed(hsv.hue, 0))° \(DecimalText.fixed(hsv.saturation * 100, 0))% \(DecimalText.fixed(hsv.value * 100, 0))%  "
                         + "lab \(DecimalText.fixed(lab.l, 1)) \(DecimalText.fixed(lab.a, 1)) \(DecimalText.fixed(lab.b, 1))  "
                         + "mean \(DecimalText.fixed(mean.r, 1)) \(DecimalText.fixed(mean.g, 1)) \(DecimalText.fixed(mean.b, 1)) ± \(DecimalText.fixed(sd.r, 1)) \(DecimalText.fixed(sd.g, 1)) \(DecimalText.fixed(sd.b, 1))"
-                        + clipped)
+                        + clipped + calibratedText)
             }
         }
     }

@@ -4,8 +4,10 @@
 // Each fixture makes its frame, points, sampler and samples array in setup and samples once
 // there, so the converter, the sampler's RGB buffer (full-frame path) and the array's capacity
 // exist before the first measured iteration: the measured region is the steady state.
-// Row names read "Sample_<width>x<height>_<n>-points[-radius-<r>][-average-<N>]_<path>"; an
-// -average-N row also adds each frame's samples into a block of N frames (`sample --average N`). No spaces or slashes:
+// Row names read "Sample_<width>x<height>_<n>-points[-radius-<r>][-average-<N>][-profile-target]_<path>";
+// an -average-N row also adds each frame's samples into a block of N frames (`sample --average N`),
+// a -profile-target row calibrates each sample and compares it with a target (`sample --profile
+// --target`), and the Calibrate row does only that, per frame of 10 samples. No spaces or slashes:
 // package-benchmark 1.38 looks thresholds up by the raw name (ordo-one/benchmark#301).
 //
 // Units: a direct (or automatic) sample costs tens of nanoseconds to a few microseconds, too
@@ -35,17 +37,24 @@ let benchmarks: @Sendable () -> Void = {
     // same added up into blocks of 30 frames, as `sample --average 30` does.
     sample(width: width, height: height, points: 10, radius: 2, path: .direct)
     sample(width: width, height: height, points: 10, radius: 2, average: 30, path: .direct)
+    // With a camera profile and a target (`sample --profile --target`): the same 10 points, each
+    // also calibrated and compared by CIEDE2000; and the calibration alone, ns per 10 samples.
+    sample(width: width, height: height, points: 10, radius: 2, calibrated: true, path: .direct)
+    calibrateOnly(width: width, height: height, points: 10, radius: 2)
 }
 
 // MARK: - Rows
 
-func sample(width: Int, height: Int, points count: Int, radius: Int = 0, average: Int? = nil, path: ColorSampler.Path) {
+func sample(
+    width: Int, height: Int, points count: Int, radius: Int = 0, average: Int? = nil, calibrated: Bool = false, path: ColorSampler.Path
+) {
     let pathName = switch path {
     case .direct: "direct"
     case .fullFrame: "full-frame"
     case .automatic: "automatic"
     }
     let pointsName = "\(count)-points" + (radius == 0 ? "" : "-radius-\(radius)") + (average.map { "-average-\($0)" } ?? "")
+        + (calibrated ? "-profile-target" : "")
     let name = ["Sample", "\(width)x\(height)", pointsName, pathName].joined(separator: "_")
     // The full-frame path converts ~2 M pixels per frame: one frame per iteration is measurable.
     let configuration = path == .fullFrame || average != nil
@@ -60,19 +69,63 @@ func sample(width: Int, height: Int, points count: Int, radius: Int = 0, average
         blackHole(fixture.samples)
     } setup: {
         let fixture = SampleFixture(
-            width: width, height: height, points: count, radius: radius, average: average, path: path)
+            width: width, height: height, points: count, radius: radius, average: average, path: path,
+            profile: calibrated ? benchmarkProfile : nil)
         // Warm the sampler (converter, RGB buffer) and the samples arrays' capacity (a whole block).
         do {
             for _ in 0..<(average ?? 1) { try fixture.sampleOnce() }
         } catch {
             fatalError("cannot sample \(name): \(error)")
         }
-        if fixture.samples.count != count || average != nil && fixture.averaged.count != count {
+        if fixture.samples.count != count || average != nil && fixture.averaged.count != count
+            || calibrated && fixture.calibrated.count != count
+        {
             fatalError("\(name) returned \(fixture.samples.count) samples, \(fixture.averaged.count) averaged")
         }
         return fixture
     }
 }
+
+/// `CameraProfile.calibrate` alone on one frame's samples, with a target: what a profile and a
+/// target add per frame.
+func calibrateOnly(width: Int, height: Int, points count: Int, radius: Int) {
+    let name = ["Calibrate", "\(width)x\(height)", "\(count)-points-radius-\(radius)-profile-target"].joined(separator: "_")
+    let configuration = Benchmark.Configuration(timeUnits: .nanoseconds, scalingFactor: .kilo)
+    Benchmark(name, configuration: configuration) { (benchmark: Benchmark, fixture: SampleFixture) in
+        for _ in benchmark.scaledIterations {
+            fixture.calibrateOnce()
+        }
+        blackHole(fixture.calibrated)
+    } setup: {
+        let fixture = SampleFixture(
+            width: width, height: height, points: count, radius: radius, average: nil, path: .direct, profile: benchmarkProfile)
+        do {
+            try fixture.sampleOnce()
+        } catch {
+            fatalError("cannot sample \(name): \(error)")
+        }
+        return fixture
+    }
+}
+
+/// A root-polynomial profile (the dearest correction to apply) of a camera that sees the chart
+/// as its sRGB colours, and a mid-grey target: made once, in the first setup that needs it.
+let benchmarkProfile: (profile: CameraProfile, target: ColorTarget) = {
+    let readings = ChartReference.colorChecker2014.lab.map { lab in
+        PatchStatistics(CalibratedColor(xyz: CIEXYZ(lab, white: .d50)).srgb8)
+    }
+    do {
+        let calibration = try Calibration(readings: readings, model: .rootPolynomial)
+        let geometry = try ChartGeometry(
+            corners: [try SamplePoint(x: 0.1, y: 0.1), try SamplePoint(x: 0.9, y: 0.1), try SamplePoint(x: 0.9, y: 0.9), try SamplePoint(x: 0.1, y: 0.9)],
+            width: 1920, height: 1080)
+        let report = CalibrationReport(calibration, geometry: geometry, radius: 2, frames: 1, modelAsked: true)
+        let profile = CameraProfile(calibration: calibration, report: report, colorimetry: .bt709Limited, width: 1920, height: 1080, controls: [:])
+        return (profile, ColorTarget(lab: CIELab(l: 50, a: 0, b: 0)))
+    } catch {
+        fatalError("cannot make the benchmark's profile: \(error)")
+    }
+}()
 
 // MARK: - Fixture
 
@@ -89,9 +142,16 @@ final class SampleFixture {
     var samples: [ColorSample] = []
     var block: SampleAverage
     var averaged: [ColorSample] = []
+    /// With a profile: it, its target, and the calibrated samples of each frame.
+    let profile: (profile: CameraProfile, target: ColorTarget)?
+    var calibrated: [CalibratedSample] = []
     private var frameIndex = 0
 
-    init(width: Int, height: Int, points count: Int, radius: Int, average: Int?, path: ColorSampler.Path) {
+    init(
+        width: Int, height: Int, points count: Int, radius: Int, average: Int?, path: ColorSampler.Path,
+        profile: (profile: CameraProfile, target: ColorTarget)? = nil
+    ) {
+        self.profile = profile
         frame = FrameContent.random.makeFrame(width: width, height: height, colorimetry: .bt709Limited)
         points = SplitMix64.samplePoints(count)
         sampler = ColorSampler(colorimetry: .bt709Limited)
@@ -106,6 +166,7 @@ final class SampleFixture {
         try frame.withFrame { frame in
             try sampler.sample(frame, at: points, radius: radius, path: path, into: &samples)
         }
+        calibrateOnce()
         guard let average else { return }
         block.add(samples, frame: frameIndex, timestamp: 0, colorimetry: .bt709Limited)
         frameIndex += 1
@@ -113,5 +174,11 @@ final class SampleFixture {
             block.samples(into: &averaged)
             block.reset()
         }
+    }
+
+    @inline(__always)
+    func calibrateOnce() {
+        guard let profile else { return }
+        profile.profile.calibrate(samples, target: profile.target, into: &calibrated)
     }
 }

@@ -7,17 +7,37 @@ public enum SampleJSON {
     /// `{"frame":N,"timestamp":T,"matrix":"...","range":"...","samples":[{"x":..,"y":..,"r":..,"g":..,"b":..,"hex":"..",
     /// "mean":[R,G,B],"sd":[R,G,B],"n":N,"clipped":C}]}`, mean and sd with 2 decimals. `frames`
     /// (a block of `SampleAverage`) adds `"frames":N` after `"frame"`; nil leaves it out.
+    /// `calibrated` (with a profile: one per sample, in order) adds to each sample
+    /// `"calibrated":{"xyz":[X,Y,Z],"lab":[L,a,b],"srgb":[r,g,b],"hex":"#rrggbb","inGamut":B}` (XYZ 3
+    /// decimals, the others 2) and, with a target, `"deltaE":D,"pass":B`.
     public static func object(
-        frame: Int, frames: Int? = nil, timestamp: Double, colorimetry: Colorimetry, samples: [ColorSample]
+        frame: Int, frames: Int? = nil, timestamp: Double, colorimetry: Colorimetry, samples: [ColorSample],
+        calibrated: [CalibratedSample] = []
     ) -> String {
-        let fields = samples.map { sample in
+        let fields = samples.indices.map { index in
+            let sample = samples[index]
             let (point, color, statistics) = (sample.point, sample.color, sample.statistics)
             return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)","#
                 + #""mean":\#(triple(statistics.mean)),"sd":\#(triple(statistics.standardDeviation)),"#
-                + #""n":\#(statistics.count),"clipped":\#(statistics.clipped)}"#
+                + #""n":\#(statistics.count),"clipped":\#(statistics.clipped)"#
+                + (index < calibrated.count ? Self.calibrated(calibrated[index]) : "") + "}"
         }
         let block = frames.map { #","frames":\#($0)"# } ?? ""
         return #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#
+    }
+
+    /// `,"calibrated":{...}` and, with a target, `,"deltaE":D,"pass":B`.
+    private static func calibrated(_ sample: CalibratedSample) -> String {
+        let color = sample.color
+        let (xyz, lab, srgb) = (color.xyz, color.lab, color.srgb)
+        var text = #","calibrated":{"xyz":[\#(DecimalText.fixed(xyz.x, 3)),\#(DecimalText.fixed(xyz.y, 3)),\#(DecimalText.fixed(xyz.z, 3))],"#
+            + #""lab":[\#(DecimalText.fixed(lab.l, 2)),\#(DecimalText.fixed(lab.a, 2)),\#(DecimalText.fixed(lab.b, 2))],"#
+            + #""srgb":[\#(DecimalText.fixed(srgb.x, 2)),\#(DecimalText.fixed(srgb.y, 2)),\#(DecimalText.fixed(srgb.z, 2))],"#
+            + #""hex":"\#(color.srgb8.hex)","inGamut":\#(color.inGamut)}"#
+        if let deltaE = sample.deltaE, let pass = sample.pass {
+            text += #","deltaE":\#(DecimalText.fixed(deltaE, 2)),"pass":\#(pass)"#
+        }
+        return text
     }
 
     /// `[r,g,b]` with 2 decimals each.

@@ -1,0 +1,241 @@
+/// A camera calibrated from one reading of a chart: the tone curve and correction fitted to the
+/// usable patches, and how well they do, on the patches fitted and on each patch left out.
+///
+/// The fit: the tone curve from the usable neutral patches (`ToneCurve`), then for each model a
+/// least-squares start in XYZ (weighted by 1 / Y, so dark patches count), refined by
+/// Levenberg-Marquardt to the least mean CIEDE2000 (iteratively reweighted: a sum of squares
+/// weighted by 1 / ΔE is the sum of ΔE). The model is chosen, when not given, by the mean ΔE of
+/// leave-one-out: each usable patch predicted by the curve and correction fitted without it.
+public struct Calibration: Sendable {
+    /// One patch: what the camera read and what the calibration makes of it.
+    public struct Patch: Sendable {
+        /// 1...24.
+        public let number: Int
+        public let reading: PatchStatistics
+        /// Why the patch was left out of the fit (clipped, not uniform); nil when it was used.
+        public let excluded: String?
+        /// The reference colour.
+        public let reference: CIELab
+        /// The corrected colour of the reading's mean.
+        public let corrected: CIELab
+        /// CIEDE2000 between reference and corrected, with the correction fitted to every usable patch.
+        public let deltaE: Double
+        /// CIEDE2000 of the patch predicted by a fit without it; nil for a patch not used.
+        public let deltaELeaveOneOut: Double?
+    }
+
+    /// Mean, median and largest of a set of ΔE.
+    public struct Summary: Hashable, Sendable, Codable {
+        public let mean: Double
+        public let median: Double
+        public let max: Double
+
+        init(_ values: [Double]) {
+            let sorted = values.sorted()
+            let count = sorted.count
+            mean = sorted.reduce(0, +) / Double(Swift.max(count, 1))
+            median = count == 0 ? 0 : (count % 2 == 1 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2)
+            max = sorted.last ?? 0
+        }
+    }
+
+    /// One model tried: its errors on the patches fitted and left out.
+    public struct Candidate: Hashable, Sendable, Codable {
+        public let model: CorrectionModel
+        public let fitted: Summary
+        public let leaveOneOut: Summary
+    }
+
+    public let reference: ChartReference
+    public let toneCurve: ToneCurve
+    public let correction: ColorCorrection
+    /// Patch 1 first.
+    public let patches: [Patch]
+    /// Over the patches used, with the correction fitted to all of them.
+    public let fitted: Summary
+    /// Over the patches used, each predicted by a fit without it.
+    public let leaveOneOut: Summary
+    /// Every model tried, in `CorrectionModel.allCases` order.
+    public let candidates: [Candidate]
+
+    /// The fewest usable patches a calibration takes.
+    public static let minimumPatches = 8
+
+    /// Calibrates from the 24 patch readings (patch 1 first): with `model`, or the model whose
+    /// leave-one-out error is least when it is nil.
+    public init(readings: [PatchStatistics], reference: ChartReference = .colorChecker2014, model: CorrectionModel? = nil)
+        throws(CalibrationError)
+    {
+        precondition(readings.count == ChartReference.patchCount, "\(readings.count) readings for a 24-patch chart")
+        let excluded = Self.screen(readings)
+        let used = (0..<readings.count).filter { excluded[$0] == nil }
+        guard used.count >= Self.minimumPatches else { throw .tooFewPatches(used: used.count, excluded: excluded) }
+        let problem = FitProblem(readings: readings, reference: reference)
+        let models = model.map { [$0] } ?? CorrectionModel.allCases.filter { used.count - 1 >= 2 * $0.termCount }
+        if let model, used.count - 1 < 2 * model.termCount {
+            throw .tooFewPatchesForModel(model, used: used.count, needed: 2 * model.termCount + 1)
+        }
+        var best: (candidate: Candidate, curve: ToneCurve, correction: ColorCorrection, loo: [Int: Double])?
+        var candidates: [Candidate] = []
+        for model in models {
+            let (curve, correction) = try problem.fit(model, using: used)
+            let fittedErrors = used.map { problem.deltaE(patch: $0, curve: curve, correction: correction) }
+            var loo: [Int: Double] = [:]
+            for patch in used {
+                let (looCurve, looCorrection) = try problem.fit(model, using: used.filter { $0 != patch })
+                loo[patch] = problem.deltaE(patch: patch, curve: looCurve, correction: looCorrection)
+            }
+            let candidate = Candidate(model: model, fitted: Summary(fittedErrors), leaveOneOut: Summary(used.map { loo[$0]! }))
+            candidates.append(candidate)
+            if best == nil || candidate.leaveOneOut.mean < best!.candidate.leaveOneOut.mean {
+                best = (candidate, curve, correction, loo)
+            }
+        }
+        let chosen = best!
+        self.reference = reference
+        toneCurve = chosen.curve
+        correction = chosen.correction
+        patches = readings.indices.map { index in
+            Patch(
+                number: index + 1, reading: readings[index], excluded: excluded[index], reference: reference.lab[index],
+                corrected: problem.lab(patch: index, curve: chosen.curve, correction: chosen.correction),
+                deltaE: problem.deltaE(patch: index, curve: chosen.curve, correction: chosen.correction),
+                deltaELeaveOneOut: chosen.loo[index])
+        }
+        fitted = chosen.candidate.fitted
+        leaveOneOut = chosen.candidate.leaveOneOut
+        self.candidates = candidates
+    }
+
+    /// The model chosen.
+    public var model: CorrectionModel { correction.model }
+
+    /// Patches that cannot be trusted, with the reason: more than 0.1% of their channel values
+    /// clipped (the true mean lies beyond), or a spread that says the window is not on one
+    /// uniform patch (a corner off the chart, glare, an edge): a largest channel standard
+    /// deviation above 3 times the median patch's plus 2 levels (the median of the patches read).
+    static func screen(_ readings: [PatchStatistics]) -> [Int: String] {
+        func spread(_ statistics: PatchStatistics) -> Double {
+            let sd = statistics.standardDeviation
+            return max(sd.r, sd.g, sd.b)
+        }
+        let spreads = readings.filter { $0.count > 0 }.map(spread).sorted()
+        let median = spreads.isEmpty ? 0 : (spreads[(spreads.count - 1) / 2] + spreads[spreads.count / 2]) / 2
+        let limit = 3 * median + 2
+        var excluded: [Int: String] = [:]
+        for (index, reading) in readings.enumerated() {
+            if reading.count == 0 {
+                excluded[index] = "no pixels read"
+            } else if reading.clipped * 1000 > reading.count * 3 {
+                excluded[index] = "clipped: \(reading.clipped) of its \(reading.count * 3) channel values are 0 or 255 (lower the exposure or the light)"
+            } else if spread(reading) > limit {
+                excluded[index] = "not uniform: sd \(DecimalText.fixed(spread(reading), 1)) levels against \(DecimalText.fixed(median, 1)) for the median patch (glare, or the window is off the patch: check the corners)"
+            }
+        }
+        return excluded
+    }
+}
+
+/// The data of one calibration, shared by every fit of it.
+private struct FitProblem {
+    /// Camera values 0...1.
+    let camera: [SIMD3<Double>]
+    let targetLab: [CIELab]
+    let targetXYZ: [CIEXYZ]
+
+    init(readings: [PatchStatistics], reference: ChartReference) {
+        camera = readings.map { let m = $0.mean; return SIMD3(m.r, m.g, m.b) / 255 }
+        targetLab = reference.lab
+        targetXYZ = reference.lab.map { CIEXYZ($0, white: .d50) }
+    }
+
+    func lab(patch: Int, curve: ToneCurve, correction: ColorCorrection) -> CIELab {
+        correction.xyz(curve.linear(camera[patch])).lab(white: .d50)
+    }
+
+    func deltaE(patch: Int, curve: ToneCurve, correction: ColorCorrection) -> Double {
+        lab(patch: patch, curve: curve, correction: correction).deltaE2000(targetLab[patch])
+    }
+
+    /// The tone curve and the correction of `model` fitted to the patches `using`.
+    func fit(_ model: CorrectionModel, using patches: [Int]) throws(CalibrationError) -> (ToneCurve, ColorCorrection) {
+        let neutrals = patches.filter { ChartReference.neutralIndices.contains($0) }
+        let curve: ToneCurve
+        do {
+            curve = try ToneCurve.fit(camera: neutrals.map { camera[$0] }, luminance: neutrals.map { targetXYZ[$0].y })
+        } catch {
+            throw .toneCurve(error)
+        }
+        let n = model.termCount
+        let terms = patches.map { model.terms(curve.linear(camera[$0])) }
+        // The start: each row of M by least squares in XYZ, weighted by 1 / Y.
+        let rows = terms.map { t in (0..<n).map { t[$0] } }
+        let weights = patches.map { 1 / max(targetXYZ[$0].y, 1) }
+        var flat: [Double] = []
+        for channel in 0..<3 {
+            let values = patches.map { index -> Double in
+                let xyz = targetXYZ[index]
+                return channel == 0 ? xyz.x : (channel == 1 ? xyz.y : xyz.z)
+            }
+            guard let row = LeastSquares.fit(rows: rows, values: values, weights: weights) else { throw .singular(model) }
+            flat += row
+        }
+        // Then the least mean CIEDE2000.
+        let targets = patches.map { targetLab[$0] }
+        func errors(_ p: [Double], into out: inout [Double], weights: [Double]) {
+            var r0 = SIMD8<Double>(), r1 = SIMD8<Double>(), r2 = SIMD8<Double>()
+            for k in 0..<n {
+                r0[k] = p[k]
+                r1[k] = p[n + k]
+                r2[k] = p[2 * n + k]
+            }
+            for i in terms.indices {
+                let t = terms[i]
+                let lab = CIEXYZ(x: (r0 * t).sum(), y: (r1 * t).sum(), z: (r2 * t).sum()).lab(white: .d50)
+                out[i] = lab.deltaE2000(targets[i]) * weights[i]
+            }
+        }
+        func meanError(_ p: [Double]) -> Double {
+            var out = [Double](repeating: 0, count: terms.count)
+            errors(p, into: &out, weights: [Double](repeating: 1, count: terms.count))
+            return out.reduce(0, +) / Double(out.count)
+        }
+        var best = (parameters: flat, mean: meanError(flat))
+        var parameters = flat
+        var rootWeights = [Double](repeating: 1, count: terms.count)
+        for round in 0..<6 {
+            LeastSquares.levenbergMarquardt(&parameters, residualCount: terms.count, iterations: round == 0 ? 40 : 15) { p, out in
+                errors(p, into: &out, weights: rootWeights)
+            }
+            let mean = meanError(parameters)
+            if mean < best.mean { best = (parameters, mean) }
+            // Reweight: Σ (ΔE / √ΔE₀)² ≈ Σ ΔE near the current ΔE₀.
+            var current = [Double](repeating: 0, count: terms.count)
+            errors(parameters, into: &current, weights: [Double](repeating: 1, count: terms.count))
+            rootWeights = current.map { 1 / max($0, 0.02).squareRoot() }
+        }
+        return (curve, ColorCorrection(model: model, flat: best.parameters))
+    }
+}
+
+/// Why a calibration could not be made.
+public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible {
+    case tooFewPatches(used: Int, excluded: [Int: String])
+    case tooFewPatchesForModel(CorrectionModel, used: Int, needed: Int)
+    case toneCurve(ToneCurveError)
+    case singular(CorrectionModel)
+
+    public var description: String {
+        switch self {
+        case .tooFewPatches(let used, let excluded):
+            "only \(used) of 24 patches are usable (at least \(Calibration.minimumPatches) are needed): "
+                + excluded.keys.sorted().map { "patch \($0 + 1) \(excluded[$0]!)" }.joined(separator: "; ")
+        case .tooFewPatchesForModel(let model, let used, let needed):
+            "\(model.rawValue) needs at least \(needed) usable patches, and \(used) are: choose a smaller model or --model auto"
+        case .toneCurve(let error):
+            "no tone curve could be fitted to the neutral patches 19-24: \(error.description)"
+        case .singular(let model):
+            "the patches do not determine a \(model.rawValue) correction: their colours are too alike (is the chart in the frame?)"
+        }
+    }
+}

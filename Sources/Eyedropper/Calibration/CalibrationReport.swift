@@ -1,0 +1,62 @@
+/// What a calibration measured and how well it fits, as `calibrate --format json` prints it and a
+/// profile keeps it: per patch the camera's reading, the reference and the corrected colour with
+/// their CIEDE2000, and the summaries of every model tried.
+public struct CalibrationReport: Hashable, Sendable, Codable {
+    public struct Patch: Hashable, Sendable, Codable {
+        /// 1...24.
+        public let number: Int
+        public let name: String
+        /// The patch centre in the frame, 0...1 from the top-left corner.
+        public let x: Double
+        public let y: Double
+        /// The camera's RGB, mean and standard deviation per channel over the window and frames.
+        public let mean: [Double]
+        public let sd: [Double]
+        public let n: Int
+        public let clipped: Int
+        /// Whether the patch was fitted; when not, `excluded` says why.
+        public let used: Bool
+        public let excluded: String?
+        /// L*a*b* (D50).
+        public let reference: [Double]
+        public let corrected: [Double]
+        public let deltaE: Double
+        /// nil for a patch not used.
+        public let deltaELeaveOneOut: Double?
+    }
+
+    public let model: CorrectionModel
+    /// "leave-one-out" when the model was chosen by its error on patches left out, "asked" when given.
+    public let chosenBy: String
+    public let fitted: Calibration.Summary
+    public let leaveOneOut: Calibration.Summary
+    public let candidates: [Calibration.Candidate]
+    public let patches: [Patch]
+    /// How the chart was read: the corners given, the window radius and the frames averaged.
+    public let corners: [[Double]]
+    public let radius: Int
+    public let frames: Int
+
+    public init(_ calibration: Calibration, geometry: ChartGeometry, radius: Int, frames: Int, modelAsked: Bool) {
+        model = calibration.model
+        chosenBy = modelAsked ? "asked" : "leave-one-out"
+        fitted = calibration.fitted
+        leaveOneOut = calibration.leaveOneOut
+        candidates = calibration.candidates
+        patches = calibration.patches.map { patch in
+            let index = patch.number - 1
+            let (mean, sd) = (patch.reading.mean, patch.reading.standardDeviation)
+            func triple(_ lab: CIELab) -> [Double] { [lab.l, lab.a, lab.b] }
+            return Patch(
+                number: patch.number, name: ChartReference.patchNames[index],
+                x: geometry.centers[index].x, y: geometry.centers[index].y,
+                mean: [mean.r, mean.g, mean.b], sd: [sd.r, sd.g, sd.b], n: patch.reading.count, clipped: patch.reading.clipped,
+                used: patch.excluded == nil, excluded: patch.excluded,
+                reference: triple(patch.reference), corrected: triple(patch.corrected),
+                deltaE: patch.deltaE, deltaELeaveOneOut: patch.deltaELeaveOneOut)
+        }
+        corners = geometry.corners.map { [$0.x, $0.y] }
+        self.radius = radius
+        self.frames = frames
+    }
+}

@@ -1,0 +1,188 @@
+import ArgumentParser
+import Eyedropper
+import EyedropperCapture
+import EyedropperJPEG
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `eyedropper calibrate`: reads a ColorChecker in frames, fits a camera profile, reports how well
+/// it fits.
+struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Profile a camera from a ColorChecker Classic 24 in its frames.",
+        discussion: """
+            Hold the chart (X-Rite or Calibrite ColorChecker Classic, 4 rows of 6 patches) in \
+            even light, fill a good part of the frame with it, lock the camera's automatic \
+            exposure and white balance (--lock, or --control), and give the centres of its four \
+            corner patches as --corner X,Y (0...1 from the frame's top-left, as --at), in this \
+            order: dark skin (patch 1, top left when the chart is upright), bluish green (6, top \
+            right), black (24, bottom right), white (19, bottom left). The other 20 centres \
+            follow through the perspective those four define, so a tilted chart works; \
+            --picture shows where each was read.
+
+            Each patch is averaged over a (2R+1)x(2R+1) window (R: a fifth of the patch spacing \
+            unless --radius) and --frames frames. A patch with more than 0.1% of its values \
+            clipped, or with a spread that says the window is not on one uniform patch, is named \
+            in a warning and left out. Then a tone curve is fitted to the six neutral patches \
+            and a correction from linear camera RGB to CIE XYZ (D50): linear-3x3, affine-3x4 or \
+            root-polynomial-2 (Finlayson 2015), refined to the least mean CIEDE2000 and, with \
+            --model auto, chosen by its error on each patch left out of its own fit \
+            (leave-one-out), never by the error on the patches fitted.
+
+            Prints per patch the reference and corrected L*a*b* and their CIEDE2000 (fitted, \
+            and left out), then mean, median and max; --format json prints the same as one \
+            object (keys sorted). Writes the profile to --out, for sample --profile and serve \
+            --profile. Reference: the ColorChecker's published values for charts made after \
+            November 2014, or --reference FILE: {"name":"...","lab":[[L,a,b],...]} or a bare \
+            array of 24 [L,a,b], D50, patch 1 first.
+            """
+    )
+
+    @OptionGroup var input: SourceOptions
+
+    @Option(name: .customLong("corner"), help: ArgumentHelp(
+        "A corner patch's centre, X,Y in 0...1; four of them: dark skin, bluish green, black, white.", valueName: "X,Y"),
+        transform: SamplePoint.parse)
+    var corners: [SamplePoint] = []
+
+    @Option(help: "Frames to average each patch over.")
+    var frames: Int = 10
+
+    @Option(help: "Average the (2R+1)x(2R+1) pixels around each patch centre (default: a fifth of the patch spacing).")
+    var radius: Int?
+
+    @Option(help: "The correction: auto (least leave-one-out error), linear-3x3, affine-3x4 or root-polynomial-2.")
+    var model: ModelChoice = .auto
+
+    @Option(help: ArgumentHelp("Your chart's own L*a*b* (D50) as JSON, instead of the published values.", valueName: "FILE"))
+    var reference: String?
+
+    @Option(help: ArgumentHelp("The profile to write (JSON).", valueName: "PROFILE.json"))
+    var out: String
+
+    @Option(help: "text (a table for people) or json (one object).")
+    var format: CalibrateFormat = .text
+
+    func validate() throws {
+        guard corners.count == 4 else {
+            throw ValidationError("give 4 --corner points, not \(corners.count): the centres of patches 1 (dark skin), 6 (bluish green), 24 (black) and 19 (white), in that order")
+        }
+        guard frames >= 1 else { throw ValidationError("--frames must be at least 1, got \(frames)") }
+        if let radius, !(0...SamplingError.maximumRadius).contains(radius) {
+            throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
+        }
+    }
+
+    func run() throws {
+        let chartReference = try reference.map { try ChartReference.load(path: $0) } ?? .colorChecker2014
+        let configuration = try input.configuration()
+        let sampler = ColorSampler()
+        var samples: [ColorSample] = []
+        var read: (geometry: ChartGeometry, radius: Int, colorimetry: Colorimetry, width: Int, height: Int)?
+        var totals = [PatchStatistics](repeating: PatchStatistics(), count: ChartReference.patchCount)
+        var count = 0
+        let progress = isatty(STDERR_FILENO) != 0
+        try input.forEachFrame(configuration, limit: frames, done: "read") { frame, _ in
+            if read == nil {
+                let geometry = try ChartGeometry(corners: corners, width: frame.width, height: frame.height)
+                read = (geometry, radius ?? geometry.defaultRadius, frame.colorimetry, frame.width, frame.height)
+            }
+            guard let read, frame.width == read.width, frame.height == read.height, frame.colorimetry == read.colorimetry else {
+                throw CommandFailure("the frames changed size or colorimetry while the chart was read: calibrate again", status: 74)
+            }
+            try sampler.sample(frame, at: read.geometry.centers, radius: read.radius, into: &samples)
+            for (index, sample) in samples.enumerated() { totals[index].merge(sample.statistics) }
+            count += 1
+            if progress { StandardError.write("\rreading the chart: frame \(count) of \(frames)") }
+        }
+        if progress, count > 0 { StandardError.write("\n") }
+        guard let read else { throw CommandFailure("no frames were read from the source", status: 66) }
+        if count < frames { StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those") }
+        for (index, reading) in totals.enumerated() where reading.count == 0 {
+            StandardError.writeLine("eyedropper: patch \(index + 1) has no pixels")
+        }
+        StandardError.writeLine(
+            model == .auto ? "fitting 3 models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), leave-one-out...")
+        let calibration = try Calibration(readings: totals, reference: chartReference, model: model.model)
+        for patch in calibration.patches {
+            if let excluded = patch.excluded {
+                StandardError.writeLine("eyedropper: warning: patch \(patch.number) (\(ChartReference.patchNames[patch.number - 1])) left out: \(excluded)")
+            }
+        }
+        let report = CalibrationReport(calibration, geometry: read.geometry, radius: read.radius, frames: count, modelAsked: model != .auto)
+        let profile = CameraProfile(
+            calibration: calibration, report: report, colorimetry: read.colorimetry, width: read.width, height: read.height,
+            controls: Self.controlsInForce(configuration.source))
+        try profile.json().withUnsafeBytes { try AtomicWrite.write($0, to: out) }
+        switch format {
+        case .json: print(Self.json(report))
+        case .text: print(Self.table(calibration, report: report, profilePath: out))
+        }
+    }
+
+    /// The camera's integer controls and their values now, by name; empty for a file or the test pattern.
+    private static func controlsInForce(_ source: SourceName) -> [String: Int] {
+        guard case let .camera(device) = source, let controls = try? CameraControls.list(device: device) else { return [:] }
+        var values: [String: Int] = [:]
+        for control in controls {
+            if case let .integer(value) = control.value, !control.flags.contains(.readOnly) { values[control.name] = Int(value) }
+        }
+        return values
+    }
+
+    /// The report as one line of JSON, keys sorted.
+    static func json(_ report: CalibrationReport) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try! encoder.encode(report), as: UTF8.self)
+    }
+
+    /// A table for people: per patch reference, corrected and ΔE, then the summaries.
+    static func table(_ calibration: Calibration, report: CalibrationReport, profilePath: String) -> String {
+        func pad(_ text: String, _ width: Int, right: Bool = true) -> String {
+            let space = String(repeating: " ", count: max(0, width - text.count))
+            return right ? space + text : text + space
+        }
+        func lab(_ value: CIELab) -> String {
+            pad(DecimalText.fixed(value.l, 2), 7) + pad(DecimalText.fixed(value.a, 2), 8) + pad(DecimalText.fixed(value.b, 2), 8)
+        }
+        var lines = [
+            "patch                 reference L*a*b* (D50)    corrected L*a*b*          ΔE00  left out",
+        ]
+        for patch in calibration.patches {
+            let name = pad("\(pad("\(patch.number)", 2)) \(ChartReference.patchNames[patch.number - 1])", 17, right: false)
+            let leftOut = patch.deltaELeaveOneOut.map { pad(DecimalText.fixed($0, 2), 10) } ?? "  not used"
+            lines.append("\(name)  \(lab(patch.reference))  \(lab(patch.corrected))  \(pad(DecimalText.fixed(patch.deltaE, 2), 6))\(leftOut)")
+        }
+        func summary(_ s: Calibration.Summary) -> String {
+            "mean \(DecimalText.fixed(s.mean, 2))  median \(DecimalText.fixed(s.median, 2))  max \(DecimalText.fixed(s.max, 2))"
+        }
+        let used = calibration.patches.filter { $0.excluded == nil }.count
+        lines.append("")
+        lines.append("model \(calibration.model.rawValue) (\(report.chosenBy == "asked" ? "as asked" : "least leave-one-out error")), \(used) of 24 patches used")
+        if calibration.candidates.count > 1 {
+            for candidate in calibration.candidates {
+                lines.append("  \(pad(candidate.model.rawValue, 18, right: false)) fitted \(summary(candidate.fitted));  left out \(summary(candidate.leaveOneOut))")
+            }
+        }
+        lines.append("ΔE00 fitted:        \(summary(calibration.fitted))")
+        lines.append("ΔE00 leave-one-out: \(summary(calibration.leaveOneOut))")
+        lines.append("wrote \(profilePath)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+enum CalibrateFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+enum ModelChoice: String, ExpressibleByArgument, CaseIterable {
+    case auto
+    case linear = "linear-3x3"
+    case affine = "affine-3x4"
+    case rootPolynomial = "root-polynomial-2"
+
+    var model: CorrectionModel? { CorrectionModel(rawValue: rawValue) }
+}

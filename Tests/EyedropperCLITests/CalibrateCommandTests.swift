@@ -1,0 +1,148 @@
+import Eyedropper
+import EyedropperTestSupport
+import Foundation
+import Testing
+
+/// `calibrate`, then `sample --profile` and `--target`, through the built executable on chart
+/// frames of a simulated camera.
+@Suite struct CalibrateCommandTests {
+    let scratch: ScratchDirectory
+    let corners: [SamplePoint]
+
+    init() throws {
+        scratch = try ScratchDirectory()
+        corners = try writeChartY4M(path: scratch.file("chart.y4m"), camera: SimulatedCamera(seed: 1))
+        try writeChartY4M(path: scratch.file("check.y4m"), camera: SimulatedCamera(seed: 2))
+    }
+
+    private var cornerArguments: [String] { corners.flatMap { ["--corner", "\($0.x),\($0.y)"] } }
+
+    private func calibrate(_ extra: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runEyedropper(["calibrate", "--source", scratch.file("chart.y4m"), "--matrix", "bt601", "--frames", "3",
+                           "--out", scratch.file("profile.json")] + cornerArguments + extra)
+    }
+
+    private func json(_ text: String) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func calibratesThenSamplesCalibratedColourOnAnotherFrame() throws {
+        let result = try calibrate(["--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result.stdout)
+        let patches = try #require(report["patches"] as? [[String: Any]])
+        #expect(patches.count == 24)
+        #expect(patches.allSatisfy { $0["used"] as? Bool == true })
+        let fitted = try #require(report["fitted"] as? [String: Double])
+        #expect(try #require(fitted["mean"]) < 1.0, "\(fitted)")
+        #expect(report["chosenBy"] as? String == "leave-one-out")
+        let profile = try json(String(decoding: ScratchDirectory.read(scratch.file("profile.json")), as: UTF8.self))
+        #expect(profile["format"] as? String == "eyedropper-camera-profile" && profile["version"] as? Int == 1)
+        #expect((profile["colorimetry"] as? [String: String]) == ["matrix": "bt601", "range": "limited"])
+
+        // The other file: other noise. Calibrated L*a*b* of each patch against the reference.
+        let points = patches.flatMap { ["--at", "\($0["x"]!),\($0["y"]!)"] }
+        let sample = try runEyedropper(
+            ["sample", "--source", scratch.file("check.y4m"), "--matrix", "bt601", "--radius", "8", "--frames", "3", "--average", "3",
+             "--profile", scratch.file("profile.json")] + points)
+        #expect(sample.status == 0, "\(sample.stderr)")
+        #expect(sample.stderr.isEmpty, "no mismatch warning for the same colorimetry and size: \(sample.stderr)")
+        let line = try json(sample.stdout)
+        let samples = try #require(line["samples"] as? [[String: Any]])
+        var total = 0.0
+        for (index, entry) in samples.enumerated() {
+            let calibrated = try #require(entry["calibrated"] as? [String: Any])
+            let lab = try #require(calibrated["lab"] as? [Double])
+            #expect((calibrated["xyz"] as? [Double])?.count == 3 && (calibrated["srgb"] as? [Double])?.count == 3)
+            #expect((calibrated["hex"] as? String)?.count == 7 && calibrated["inGamut"] is Bool)
+            #expect(entry["deltaE"] == nil, "no deltaE without --target")
+            total += CIELab(l: lab[0], a: lab[1], b: lab[2]).deltaE2000(ChartReference.colorChecker2014.lab[index])
+        }
+        #expect(total / 24 < 1.0, "mean CIEDE2000 on the check frame: \(total / 24)")
+    }
+
+    @Test func aTargetGatesTheExitStatus() throws {
+        #expect(try calibrate().status == 0)
+        let white = corners[3]  // patch 19
+        let base = ["sample", "--source", scratch.file("check.y4m"), "--matrix", "bt601", "--radius", "8", "--frames", "1",
+                    "--profile", scratch.file("profile.json"), "--at", "\(white.x),\(white.y)"]
+        let reference = ChartReference.colorChecker2014.lab[18]
+        let pass = try runEyedropper(base + ["--target", "\(reference.l),\(reference.a),\(reference.b)"])
+        #expect(pass.status == 0, "\(pass.stdout) \(pass.stderr)")
+        let passed = try #require((try json(pass.stdout)["samples"] as? [[String: Any]])?.first)
+        #expect(passed["pass"] as? Bool == true)
+        #expect(try #require(passed["deltaE"] as? Double) < 2)
+        let fail = try runEyedropper(base + ["--target", "#ff0000"])
+        #expect(fail.status == 1, "\(fail.stdout) \(fail.stderr)")
+        let failed = try #require((try json(fail.stdout)["samples"] as? [[String: Any]])?.first)
+        #expect(failed["pass"] as? Bool == false)
+        #expect(try #require(failed["deltaE"] as? Double) > 30)
+        // A tolerance wide enough passes even red.
+        #expect(try runEyedropper(base + ["--target", "#ff0000", "--tolerance", "200"]).status == 0)
+    }
+
+    @Test func theTextReportNamesEveryPatchAndTheSummaries() throws {
+        let result = try calibrate()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("19 white 9.5") || $0.hasPrefix(" 1 dark skin") }.count == 2, "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("ΔE00 leave-one-out: mean ") })
+        #expect(lines.last == "wrote \(scratch.file("profile.json"))")
+    }
+
+    @Test func cornersThatAreNotAChartAreAUsageError() throws {
+        var swapped = cornerArguments
+        swapped.swapAt(3, 5)  // bluish green and black: a bow tie
+        let result = try runEyedropper(["calibrate", "--source", scratch.file("chart.y4m"), "--out", scratch.file("p.json")] + swapped)
+        #expect(result.status == 64)
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not a convex quadrilateral"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("p.json")))
+        let three = try runEyedropper(["calibrate", "--out", scratch.file("p.json")] + cornerArguments.prefix(6))
+        #expect(three.status == 64 && three.stderr.contains("give 4 --corner points, not 3"), "\(three.stderr)")
+    }
+
+    @Test func badProfilesAreNamedWithTheirField() throws {
+        #expect(try calibrate().status == 0)
+        let good = String(decoding: try ScratchDirectory.read(scratch.file("profile.json")), as: UTF8.self)
+        let sample = ["sample", "--source", scratch.file("check.y4m"), "--profile"]
+
+        let missing = try runEyedropper(sample + [scratch.file("none.json")])
+        #expect(missing.status == 66 && missing.stderr.contains("none.json"), "\(missing.stderr)")
+
+        // One row of the matrix cut short.
+        var object = try json(good)
+        var correction = try #require(object["correction"] as? [String: Any])
+        var matrix = try #require(correction["matrix"] as? [[Double]])
+        matrix[1].removeLast()
+        correction["matrix"] = matrix
+        object["correction"] = correction
+        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: object)), to: scratch.file("damaged.json"))
+        let damaged = try runEyedropper(sample + [scratch.file("damaged.json")])
+        #expect(damaged.status == 65, "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("damaged.json") && damaged.stderr.contains("correction.matrix"), "\(damaged.stderr)")
+
+        // Cut in half: not JSON.
+        try ScratchDirectory.write(Array(good.utf8.prefix(good.utf8.count / 2)), to: scratch.file("cut.json"))
+        let cut = try runEyedropper(sample + [scratch.file("cut.json")])
+        #expect(cut.status == 65 && cut.stderr.contains("cut.json") && cut.stderr.contains("not JSON"), "\(cut.stderr)")
+
+        // A controls file is JSON, but not a profile.
+        try ScratchDirectory.write(Array(#"{"brightness": 128}"#.utf8), to: scratch.file("controls.json"))
+        let foreign = try runEyedropper(sample + [scratch.file("controls.json")])
+        #expect(foreign.status == 65 && foreign.stderr.contains("is not an Eyedropper camera profile"), "\(foreign.stderr)")
+
+        // Frames of another colorimetry: a warning, and the samples still come.
+        let other = try runEyedropper(sample + [scratch.file("profile.json"), "--matrix", "bt709", "--range", "full"])
+        #expect(other.status == 0)
+        #expect(other.stderr.contains("warning: the profile was made from bt601 limited frames, these are bt709 full"), "\(other.stderr)")
+    }
+
+    @Test func aTargetWithoutAProfileOrThatIsNoColourIsAUsageError() throws {
+        let bare = try runEyedropper(["sample", "--target", "50,0,0"])
+        #expect(bare.status == 64 && bare.stderr.contains("--target needs --profile"), "\(bare.stderr)")
+        let bad = try runEyedropper(["sample", "--profile", "p.json", "--target", "#ff00"])
+        #expect(bad.status == 64 && bad.stderr.contains("'#ff00' is not a colour"), "\(bad.stderr)")
+        let dark = try runEyedropper(["sample", "--profile", "p.json", "--target", "120,0,0"])
+        #expect(dark.status == 64 && dark.stderr.contains("L* must be in 0...100"), "\(dark.stderr)")
+    }
+}

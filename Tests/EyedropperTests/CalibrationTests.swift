@@ -1,0 +1,87 @@
+import Eyedropper
+import EyedropperTestSupport
+import Testing
+
+@Suite struct CalibrationTests {
+    let reference = ChartReference.colorChecker2014
+
+    @Test func aNonColorimetricCameraIsCorrectedToWithinOneDeltaE() throws {
+        let calibration = try Calibration(readings: SimulatedCamera().readings(reference.lab))
+        #expect(calibration.patches.allSatisfy { $0.excluded == nil })
+        #expect(calibration.fitted.mean < 1.0, "fitted \(calibration.fitted)")
+        #expect(calibration.leaveOneOut.mean < 1.5, "leave-one-out \(calibration.leaveOneOut)")
+        // Uncorrected, the same camera is far off: the test's camera is not sRGB in disguise.
+        let raw = zip(SimulatedCamera().readings(reference.lab), reference.lab).map { reading, lab in
+            let m = reading.mean
+            return CalibratedColor(xyz: SRGB.xyzD50(RGB8(r: UInt8(m.r.rounded()), g: UInt8(m.g.rounded()), b: UInt8(m.b.rounded()))))
+                .lab.deltaE2000(lab)
+        }
+        #expect(raw.reduce(0, +) / 24 > 5, "uncorrected mean ΔE \(raw.reduce(0, +) / 24)")
+        // On another reading of the same camera (other noise), as on the one fitted.
+        let check = SimulatedCamera(seed: 99).readings(reference.lab)
+        let errors = check.indices.map { index in
+            let m = check[index].mean
+            let linear = calibration.toneCurve.linear(SIMD3(m.r, m.g, m.b) / 255)
+            return calibration.correction.xyz(linear).lab(white: .d50).deltaE2000(reference.lab[index])
+        }
+        #expect(errors.reduce(0, +) / 24 < 1.0, "check mean \(errors.reduce(0, +) / 24)")
+    }
+
+    @Test func theModelChosenIsTheOneWithTheLeastLeaveOneOutError() throws {
+        let calibration = try Calibration(readings: SimulatedCamera().readings(reference.lab))
+        #expect(calibration.candidates.map(\.model) == CorrectionModel.allCases)
+        let least = calibration.candidates.min { $0.leaveOneOut.mean < $1.leaveOneOut.mean }!
+        #expect(calibration.model == least.model)
+        #expect(calibration.leaveOneOut == least.leaveOneOut)
+        // Every patch was predicted once while left out.
+        #expect(calibration.patches.allSatisfy { $0.deltaELeaveOneOut != nil })
+    }
+
+    @Test func aModelAskedForIsTheModelFitted() throws {
+        for model in CorrectionModel.allCases {
+            let calibration = try Calibration(readings: SimulatedCamera().readings(reference.lab), model: model)
+            #expect(calibration.model == model)
+            #expect(calibration.correction.matrix.allSatisfy { $0.count == model.termCount })
+            #expect(calibration.candidates.map(\.model) == [model])
+        }
+    }
+
+    @Test func clippedAndNonUniformPatchesAreLeftOutAndNamed() throws {
+        var readings = SimulatedCamera().readings(reference.lab)
+        // Patch 16 (yellow) overexposed: every pixel's red at 255.
+        var clipped = PatchStatistics()
+        for _ in 0..<400 { clipped.merge(PatchStatistics(RGB8(r: 255, g: 230, b: 40))) }
+        readings[15] = clipped
+        // Patch 3 (blue sky) half covered by glare.
+        var glare = PatchStatistics()
+        for index in 0..<400 { glare.merge(PatchStatistics(index % 2 == 0 ? RGB8(r: 240, g: 240, b: 240) : RGB8(r: 90, g: 120, b: 150))) }
+        readings[2] = glare
+        let calibration = try Calibration(readings: readings)
+        #expect(calibration.patches[15].excluded?.hasPrefix("clipped") == true, "\(calibration.patches[15].excluded ?? "used")")
+        #expect(calibration.patches[2].excluded?.hasPrefix("not uniform") == true, "\(calibration.patches[2].excluded ?? "used")")
+        #expect(calibration.patches.filter { $0.excluded != nil }.map(\.number) == [3, 16])
+        #expect(calibration.patches[2].deltaELeaveOneOut == nil && calibration.patches[15].deltaELeaveOneOut == nil)
+        // The fit is still good on the rest: the bad patches did not pull it.
+        #expect(calibration.fitted.mean < 1.0, "fitted \(calibration.fitted)")
+    }
+
+    @Test func tooFewUsablePatchesIsAnErrorThatNamesThem() {
+        var readings = SimulatedCamera().readings(reference.lab)
+        for index in 0..<17 { readings[index] = PatchStatistics() }
+        #expect {
+            try Calibration(readings: readings)
+        } throws: { error in
+            guard case CalibrationError.tooFewPatches(let used, let excluded) = error else { return false }
+            return used == 7 && excluded.count == 17 && "\(error)".contains("patch 1 no pixels read")
+        }
+    }
+
+    @Test func aReferenceOfTheWrongSizeOrOrderIsRefused() {
+        #expect(throws: ChartReferenceError.patchCount(23)) {
+            try ChartReference(name: "short", lab: Array(ChartReference.colorChecker2014.lab.prefix(23)))
+        }
+        var swapped = ChartReference.colorChecker2014.lab
+        swapped.swapAt(19, 20)
+        #expect(throws: ChartReferenceError.neutralsNotDescending(patch: 21)) { try ChartReference(name: "swapped", lab: swapped) }
+    }
+}
