@@ -5,7 +5,9 @@
 # than OpenCV's best configuration fitted to the same patch means). Builds nothing: give the
 # binary as $EYEDROPPER (default .build/release/eyedropper). The Python packages live in a venv
 # of their own, .build/calibration-venv, made on the first run and reused. Leaves the files, the
-# profile and report.md in .build/calibration.
+# profile and report.md in .build/calibration. Arguments go to simulated-camera.py: a run that
+# must fail is `--camera sigma --out .build/calibration-sigma`, then
+# `--check-profile .build/calibration-sigma/profile.json` (another camera's profile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps python3-venv

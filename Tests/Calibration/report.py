@@ -10,7 +10,12 @@ def _row(cells):
     return "| " + " | ".join(cells) + " |"
 
 
-def write(path, camera_name, reference, eyedropper_de, calibrate_result, rows, best, source):
+def _summary(s):
+    s = s or {}
+    return [f"{s[k]:.2f}" if isinstance(s.get(k), (int, float)) else "" for k in ("mean", "median", "max")]
+
+
+def write(path, camera_name, reference, eyedropper_de, calibrate_result, rows, best, source, commands):
     lines = [
         "# Calibrated colour on a simulated camera",
         "",
@@ -31,6 +36,9 @@ def write(path, camera_name, reference, eyedropper_de, calibrate_result, rows, b
                            f"{d.mean():.2f}", f"{np.median(d):.2f}", f"{d.max():.2f}"]))
     else:
         lines.append(_row(["Eyedropper", "not measured", "", ""]))
+    if calibrate_result:
+        lines.append(_row(["Eyedropper, calibrate's own report: fitted"] + _summary(calibrate_result.get("fitted"))))
+        lines.append(_row(["Eyedropper, calibrate's own report: leave-one-out"] + _summary(calibrate_result.get("leaveOneOut"))))
     c = best["check"]
     lines.append(_row([f"OpenCV {cv2.__version__} ccm, best: {best['config']}",
                        f"{c['mean']:.2f}", f"{c['median']:.2f}", f"{c['max']:.2f}"]))
@@ -52,4 +60,5 @@ def write(path, camera_name, reference, eyedropper_de, calibrate_result, rows, b
             lab = reference.lab[i]
             lines.append(_row([str(i + 1), name, f"{lab[0]:.2f} {lab[1]:.2f} {lab[2]:.2f}",
                                f"{eyedropper_de[i]:.2f}", f"{best['per_patch'][i]:.2f}"]))
+    lines += ["", "Commands:", "", "```sh", *commands, "```"]
     path.write_text("\n".join(lines) + "\n")

@@ -68,9 +68,16 @@ class Checks:
         return [r for r in self.results if not r[1]]
 
 
+#: Every command run, as printed (paths inside the repository relative to it), for the report.
+COMMANDS = []
+REPOSITORY = Path(__file__).resolve().parent.parent.parent
+
+
 def run(command, what):
     """Runs a command; returns (exit status, stdout, stderr), printing the command."""
-    print("$ " + " ".join(str(c) for c in command), flush=True)
+    text = " ".join(str(c) for c in command).replace(f"{REPOSITORY}/", "")
+    COMMANDS.append(text)
+    print("$ " + text, flush=True)
     result = subprocess.run([str(c) for c in command], capture_output=True, text=True)
     if result.returncode != 0:
         print(f"  {what} exited {result.returncode}: {result.stderr.strip()[:2000]}", flush=True)
@@ -209,10 +216,9 @@ def opencv_table(calibration_means, check_means, reference):
 
 
 def main():
-    here = Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--eyedropper", default=str(here.parent.parent / ".build/release/eyedropper"))
-    parser.add_argument("--out", default=str(here.parent.parent / ".build/calibration"))
+    parser.add_argument("--eyedropper", default=str(REPOSITORY / ".build/release/eyedropper"))
+    parser.add_argument("--out", default=str(REPOSITORY / ".build/calibration"))
     parser.add_argument("--camera", choices=["nikon", "sigma"], default="nikon")
     parser.add_argument("--check-profile", help="check the frame with this profile instead of the one calibrated")
     args = parser.parse_args()
@@ -271,7 +277,8 @@ def main():
                   f"{reference.lab[i][2]:6.2f}   {eyedropper_de[i]:8.3f}  {best['per_patch'][i]:8.3f}")
 
     report.write(out / "report.md", camera_name=args.camera, reference=reference, eyedropper_de=eyedropper_de,
-                 calibrate_result=result, rows=rows, best=best, source=source)
+                 calibrate_result=result, rows=rows, best=best, source=source,
+                 commands=[c for c in COMMANDS if " calibrate " in c or " --profile " in c])
     print(f"\nwrote {out / 'report.md'}")
     print(f"\n{len(checks.results) - len(checks.failed)} passed, {len(checks.failed)} failed")
     return 1 if checks.failed else 0
