@@ -244,6 +244,9 @@ def main():
     else:
         # Without calibrate, OpenCV still gets the calibration frame's means, from sample.
         line = sample_line(args.eyedropper, out / "calibration.y4m", views["calibration"].points(), CHECK_RADIUS)
+        if line is None:
+            checks.record("sample of calibration.y4m", False, "failed (above)")
+            return finish(checks)
         calibration_means = np.array([s["mean"] for s in line["samples"]], float)
         source = f"sample's patch means (radius {CHECK_RADIUS})"
 
@@ -257,6 +260,9 @@ def main():
         checks.record("eyedropper sample --profile", False, "failed (above)")
     if line is None:  # OpenCV still gets the check frame's means
         line = sample_line(args.eyedropper, out / "check.y4m", points, CHECK_RADIUS)
+        if line is None:
+            checks.record("sample of check.y4m", False, "failed (above)")
+            return finish(checks)
     check_means = np.array([s["mean"] for s in line["samples"]], float)
 
     rows = opencv_table(calibration_means, check_means, reference)
@@ -280,6 +286,11 @@ def main():
                  calibrate_result=result, rows=rows, best=best, source=source,
                  commands=[c for c in COMMANDS if " calibrate " in c or " --profile " in c])
     print(f"\nwrote {out / 'report.md'}")
+    return finish(checks)
+
+
+def finish(checks):
+    """Prints the closing count; the exit status."""
     print(f"\n{len(checks.results) - len(checks.failed)} passed, {len(checks.failed)} failed")
     return 1 if checks.failed else 0
 
