@@ -8,8 +8,10 @@ import Testing
     @Test func aNonColorimetricCameraIsCorrectedToWithinOneDeltaE() throws {
         let calibration = try Calibration(readings: SimulatedCamera().readings(reference.lab))
         #expect(calibration.patches.allSatisfy { $0.excluded == nil })
-        #expect(calibration.fitted.mean < 1.0, "fitted \(calibration.fitted)")
-        #expect(calibration.leaveOneOut.mean < 1.5, "leave-one-out \(calibration.leaveOneOut)")
+        #expect(calibration.fitted.mean < 0.5, "fitted \(calibration.fitted)")
+        // 0.39 with the tone curve fitted to the neutrals' linear sRGB; 0.56 when it was fitted
+        // to their luminance, which bent each channel by the neutrals' slight tint.
+        #expect(calibration.leaveOneOut.mean < 0.5, "leave-one-out \(calibration.leaveOneOut)")
         // Uncorrected, the same camera is far off: the test's camera is not sRGB in disguise.
         let raw = zip(SimulatedCamera().readings(reference.lab), reference.lab).map { reading, lab in
             let m = reading.mean

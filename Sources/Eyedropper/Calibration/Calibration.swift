@@ -162,7 +162,10 @@ private struct FitProblem {
         let neutrals = patches.filter { ChartReference.neutralIndices.contains($0) }
         let curve: ToneCurve
         do {
-            curve = try ToneCurve.fit(camera: neutrals.map { camera[$0] }, luminance: neutrals.map { targetXYZ[$0].y })
+            // The neutrals are not quite neutral (white 9.5 is a little yellow, b* 2.9): fitting
+            // every channel to Y would read that tint as the curve's and bend each channel by it.
+            // Their linear sRGB is a camera-like target that keeps it.
+            curve = try ToneCurve.fit(camera: neutrals.map { camera[$0] }, linear: neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector })
         } catch {
             throw .toneCurve(error)
         }

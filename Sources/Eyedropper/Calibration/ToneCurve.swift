@@ -11,8 +11,10 @@ import Darwin
 /// Each channel is a quadratic in log-log space, ln(linear) = c0 + c1 ln(v) + c2 ln(v)^2, between
 /// the darkest and lightest neutral it was fitted to, and the tangent power law beyond them (so 0
 /// maps to 0 and the curve rises everywhere). A pure power law is the case c2 = 0; a toe or a
-/// shoulder bends it. The linear value is relative to the chart's own scale: a neutral of
-/// luminance Y (white = 100) maps to about Y / 100.
+/// shoulder bends it. The linear value is on the chart's own scale: each neutral patch maps to
+/// about the linear sRGB value of its reference colour (white 9.5 to about 0.88), so the curve
+/// takes out the camera's tone curve and white balance, and the correction that follows only
+/// has to map one linear RGB to another.
 public struct ToneCurve: Hashable, Sendable, Codable {
     public struct Channel: Hashable, Sendable, Codable {
         /// c0, c1, c2.
@@ -102,12 +104,12 @@ public struct ToneCurve: Hashable, Sendable, Codable {
         SIMD3(red.linear(camera.x), green.linear(camera.y), blue.linear(camera.z))
     }
 
-    /// The curves that take each channel's camera values of the neutral patches to their
-    /// luminance Y / 100.
-    static func fit(camera: [SIMD3<Double>], luminance: [Double]) throws(ToneCurveError) -> ToneCurve {
+    /// The curves that take each channel's camera values of the neutral patches to `linear`,
+    /// the same channel of what the patches should read, linear.
+    static func fit(camera: [SIMD3<Double>], linear: [SIMD3<Double>]) throws(ToneCurveError) -> ToneCurve {
         func channel(_ name: String, _ value: (SIMD3<Double>) -> Double) throws(ToneCurveError) -> Channel {
             do {
-                return try Channel.fit(camera: camera.map(value), linear: luminance.map { $0 / 100 })
+                return try Channel.fit(camera: camera.map(value), linear: linear.map(value))
             } catch {
                 throw .channel(name, error)
             }
