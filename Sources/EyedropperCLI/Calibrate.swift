@@ -117,7 +117,7 @@ struct Calibrate: ParsableCommand {
             StandardError.writeLine("eyedropper: patch \(index + 1) has no pixels")
         }
         StandardError.writeLine(
-            model == .auto ? "fitting 3 models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), leave-one-out...")
+            model == .auto ? "fitting the models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
         let calibration = try Calibration(readings: totals, reference: chartReference, model: model.model)
         for patch in calibration.patches {
             if let excluded = patch.excluded {
