@@ -62,6 +62,11 @@ struct Calibrate: ParsableCommand {
     @Option(help: ArgumentHelp("The profile to write (JSON).", valueName: "PROFILE.json"))
     var out: String
 
+    @Option(help: ArgumentHelp(
+        "Also draw what was measured: the first frame with each patch's window outlined and numbered (red: left out), over the 24 patches, reference (left) beside corrected (right), with each ΔE.",
+        valueName: "REPORT.jpg"))
+    var picture: String?
+
     @Option(help: "text (a table for people) or json (one object).")
     var format: CalibrateFormat = .text
 
@@ -70,6 +75,9 @@ struct Calibrate: ParsableCommand {
             throw ValidationError("give 4 --corner points, not \(corners.count): the centres of patches 1 (dark skin), 6 (bluish green), 24 (black) and 19 (white), in that order")
         }
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1, got \(frames)") }
+        if let picture, !picture.lowercased().hasSuffix(".jpg") && !picture.lowercased().hasSuffix(".jpeg") {
+            throw ValidationError("--picture \(picture): give a path ending in .jpg or .jpeg")
+        }
         if let radius, !(0...SamplingError.maximumRadius).contains(radius) {
             throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
         }
@@ -82,6 +90,8 @@ struct Calibrate: ParsableCommand {
         var samples: [ColorSample] = []
         var read: (geometry: ChartGeometry, radius: Int, colorimetry: Colorimetry, width: Int, height: Int)?
         var totals = [PatchStatistics](repeating: PatchStatistics(), count: ChartReference.patchCount)
+        // The frame the picture draws on: the first, kept only with --picture.
+        var firstFrame: RGBImage?
         var count = 0
         let progress = isatty(STDERR_FILENO) != 0
         try input.forEachFrame(configuration, limit: frames, done: "read") { frame, _ in
@@ -91,6 +101,9 @@ struct Calibrate: ParsableCommand {
             }
             guard let read, frame.width == read.width, frame.height == read.height, frame.colorimetry == read.colorimetry else {
                 throw CommandFailure("the frames changed size or colorimetry while the chart was read: calibrate again", status: 74)
+            }
+            if picture != nil, firstFrame == nil {
+                firstFrame = try sampler.withRGB24(frame) { RGBImage(width: $0.width, height: $0.height, pixels: Array($0.bytes)) }
             }
             try sampler.sample(frame, at: read.geometry.centers, radius: read.radius, into: &samples)
             for (index, sample) in samples.enumerated() { totals[index].merge(sample.statistics) }
@@ -104,7 +117,7 @@ struct Calibrate: ParsableCommand {
             StandardError.writeLine("eyedropper: patch \(index + 1) has no pixels")
         }
         StandardError.writeLine(
-            model == .auto ? "fitting 3 models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), leave-one-out...")
+            model == .auto ? "fitting the models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
         let calibration = try Calibration(readings: totals, reference: chartReference, model: model.model)
         for patch in calibration.patches {
             if let excluded = patch.excluded {
@@ -116,10 +129,34 @@ struct Calibrate: ParsableCommand {
             calibration: calibration, report: report, colorimetry: read.colorimetry, width: read.width, height: read.height,
             controls: Self.controlsInForce(configuration.source))
         try profile.json().withUnsafeBytes { try AtomicWrite.write($0, to: out) }
+        if let picture, let firstFrame {
+            let image = Self.picture(calibration, frame: firstFrame, geometry: read.geometry, radius: read.radius)
+            // 4:4:4 at quality 95: 4:2:0 smears the red outlines and the small text.
+            try image.pixels.withUnsafeBytes { pixels in
+                try JPEGEncoder(quality: 95, subsampling: .s444).withJPEG(rgb24: pixels, width: image.width, height: image.height) { jpeg in
+                    try AtomicWrite.write(jpeg, to: picture)
+                }
+            }
+        }
         switch format {
         case .json: print(Self.json(report))
         case .text: print(Self.table(calibration, report: report, profilePath: out))
         }
+    }
+
+    /// The frame with the windows read, over the reference and corrected colour of each patch.
+    static func picture(_ calibration: Calibration, frame: RGBImage, geometry: ChartGeometry, radius: Int) -> RGBImage {
+        let windows = calibration.patches.map { patch in
+            let (x, y) = geometry.centers[patch.number - 1].pixel(width: frame.width, height: frame.height)
+            return CalibrationPicture.Window(number: patch.number, centerX: x, centerY: y, radius: radius, used: patch.excluded == nil)
+        }
+        let swatches = calibration.patches.map { patch in
+            let used = patch.excluded == nil
+            return CalibrationPicture.Swatch(
+                number: patch.number, reference: CalibratedColor(xyz: CIEXYZ(patch.reference)).srgb8,
+                corrected: used ? CalibratedColor(xyz: CIEXYZ(patch.corrected)).srgb8 : nil, deltaE: used ? patch.deltaE : nil)
+        }
+        return CalibrationPicture.render(frame: frame, windows: windows, swatches: swatches)
     }
 
     /// The camera's integer controls and their values now, by name; empty for a file or the test pattern.

@@ -16,7 +16,8 @@ struct EyedropperCommand: AsyncParsableCommand {
             Every failure is one line on stderr naming the file, device, option or value, with \
             the exit status saying what kind: 64 usage (a bad option or value), 65 a damaged input \
             file, 66 a missing file or device, 73 an output file that cannot be written, 74 a \
-            device busy, gone or silent, 77 permission denied.
+            device busy, gone or silent, 77 permission denied. sample --target exits 1 when a \
+            sample of the last line is off target (as cmp does).
             """,
         subcommands: [Sample.self, Calibrate.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self],
         defaultSubcommand: Sample.self

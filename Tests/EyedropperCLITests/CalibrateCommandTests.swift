@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperJPEG
 import EyedropperTestSupport
 import Foundation
 import Testing
@@ -88,6 +89,20 @@ import Testing
         #expect(lines.filter { $0.hasPrefix("19 white 9.5") || $0.hasPrefix(" 1 dark skin") }.count == 2, "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("ΔE00 leave-one-out: mean ") })
         #expect(lines.last == "wrote \(scratch.file("profile.json"))")
+    }
+
+    @Test func thePictureIsTheFrameOverTheGrid() throws {
+        let result = try calibrate(["--picture", scratch.file("check.jpg")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let image = try JPEGDecoder.decode(try ScratchDirectory.read(scratch.file("check.jpg")))
+        // The chart frame (640x480) on top, the grid of patches below it.
+        #expect(image.width == 640 && image.height > 480 + 100, "\(image.width)x\(image.height)")
+        // The frame's grey background, kept (within the JPEG's error and the noise).
+        let corner = image.pixel(x: 4, y: 4)
+        #expect(abs(Int(corner.r) - 128) <= 8 && abs(Int(corner.g) - 128) <= 8 && abs(Int(corner.b) - 128) <= 8, "\(corner)")
+        // A path that is not a JPEG is refused before anything is read.
+        let png = try calibrate(["--picture", scratch.file("check.png")])
+        #expect(png.status == 64 && png.stderr.contains("--picture"), "\(png.stderr)")
     }
 
     @Test func cornersThatAreNotAChartAreAUsageError() throws {

@@ -1,7 +1,8 @@
 /// A camera calibrated from one reading of a chart: the tone curve and correction fitted to the
 /// usable patches, and how well they do, on the patches fitted and on each patch left out.
 ///
-/// The fit: the tone curve from the usable neutral patches (`ToneCurve`), then for each model a
+/// The fit: the tone curve through the usable neutral patches (`ToneCurve`; what each should read
+/// linear is refined with the best 3 x 3 correction, see `curveRounds`), then for each model a
 /// least-squares start in XYZ (weighted by 1 / Y, so dark patches count), refined by
 /// Levenberg-Marquardt to the least mean CIEDE2000 (iteratively reweighted: a sum of squares
 /// weighted by 1 / ΔE is the sum of ΔE). The model is chosen, when not given, by the mean ΔE of
@@ -157,17 +158,42 @@ private struct FitProblem {
         lab(patch: patch, curve: curve, correction: correction).deltaE2000(targetLab[patch])
     }
 
+    /// Rounds of refitting the tone curve to what the 3 x 3 correction says the neutrals read.
+    static let curveRounds = 3
+
+    /// The tone curve through the neutrals' camera values and `linear`.
+    private func curve(_ neutrals: [Int], _ linear: [SIMD3<Double>]) throws(CalibrationError) -> ToneCurve {
+        do {
+            return try ToneCurve.fit(camera: neutrals.map { camera[$0] }, linear: linear)
+        } catch {
+            throw .toneCurve(error)
+        }
+    }
+
     /// The tone curve and the correction of `model` fitted to the patches `using`.
     func fit(_ model: CorrectionModel, using patches: [Int]) throws(CalibrationError) -> (ToneCurve, ColorCorrection) {
         let neutrals = patches.filter { ChartReference.neutralIndices.contains($0) }
-        let curve: ToneCurve
-        do {
-            // The neutrals are not quite neutral (white 9.5 is a little yellow, b* 2.9): fitting
-            // every channel to Y would read that tint as the curve's and bend each channel by it.
-            // Their linear sRGB is a camera-like target that keeps it.
-            curve = try ToneCurve.fit(camera: neutrals.map { camera[$0] }, linear: neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector })
-        } catch {
-            throw .toneCurve(error)
+        // What should each neutral read, linear, in each channel? Not Y in all three: the
+        // neutrals are a little tinted (white 9.5 has b* 2.9), and the camera sees the tint
+        // through its own primaries. Start from their linear sRGB, then take what the best
+        // 3 x 3 from the curve's linear RGB to XYZ says the camera reads for them (M⁻¹ XYZ),
+        // and fit the curve again: a few rounds settle it.
+        var curve = try self.curve(neutrals, neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector })
+        for _ in 0..<Self.curveRounds {
+            let linear = patches.map { curve.linear(camera[$0]) }
+            var rows: [SIMD3<Double>] = []
+            for channel in 0..<3 {
+                guard let row = LeastSquares.fit(
+                    rows: linear.map { [$0.x, $0.y, $0.z] }, values: patches.map { targetXYZ[$0].vector[channel] },
+                    weights: patches.map { 1 / max(targetXYZ[$0].y, 1) })
+                else { break }
+                rows.append(SIMD3(row[0], row[1], row[2]))
+            }
+            guard rows.count == 3 else { break }
+            let inverse = Matrix3(rows[0], rows[1], rows[2]).inverse
+            let targets = neutrals.map { inverse * targetXYZ[$0].vector }
+            guard targets.allSatisfy({ all($0 .> 0) }), let next = try? self.curve(neutrals, targets) else { break }
+            curve = next
         }
         let n = model.termCount
         let terms = patches.map { model.terms(curve.linear(camera[$0])) }

@@ -49,7 +49,7 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
             func triple(_ lab: CIELab) -> [Double] { [lab.l, lab.a, lab.b] }
             return Patch(
                 number: patch.number, name: ChartReference.patchNames[index],
-                x: geometry.centers[index].x, y: geometry.centers[index].y,
+                x: Self.micro(geometry.centers[index].x), y: Self.micro(geometry.centers[index].y),
                 mean: [mean.r, mean.g, mean.b], sd: [sd.r, sd.g, sd.b], n: patch.reading.count, clipped: patch.reading.clipped,
                 used: patch.excluded == nil, excluded: patch.excluded,
                 reference: triple(patch.reference), corrected: triple(patch.corrected),
@@ -59,4 +59,8 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         self.radius = radius
         self.frames = frames
     }
+
+    /// To 6 decimals (a millionth of the frame), so a corner given as 0.725011 is not reported
+    /// as the 0.7250110000000001 the perspective map's arithmetic gives back.
+    private static func micro(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
 }

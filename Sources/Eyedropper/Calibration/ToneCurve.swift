@@ -8,83 +8,90 @@ import Darwin
 /// one curve per channel, fitted to the chart's neutral patches rather than assumed (webcams' curves
 /// are not sRGB's, and their white balance gives each channel its own).
 ///
-/// Each channel is a quadratic in log-log space, ln(linear) = c0 + c1 ln(v) + c2 ln(v)^2, between
-/// the darkest and lightest neutral it was fitted to, and the tangent power law beyond them (so 0
-/// maps to 0 and the curve rises everywhere). A pure power law is the case c2 = 0; a toe or a
-/// shoulder bends it. The linear value is on the chart's own scale: each neutral patch maps to
-/// about the linear sRGB value of its reference colour (white 9.5 to about 0.88), so the curve
-/// takes out the camera's tone curve and white balance, and the correction that follows only
-/// has to map one linear RGB to another.
+/// Each channel passes through its neutral patches, (camera value, linear value), as a monotone
+/// cubic in log-log space (Fritsch and Carlson 1980: piecewise Hermite with slopes that keep it
+/// rising between every pair of points), and continues beyond the darkest and lightest as the
+/// power law of its end slope, so 0 maps to 0 and the curve rises everywhere. A power law is a
+/// straight line in log-log space and comes out exactly; a toe or a highlight shoulder (which a
+/// single power or a quadratic cannot follow) bends it between the patches that show it.
 public struct ToneCurve: Hashable, Sendable, Codable {
     public struct Channel: Hashable, Sendable, Codable {
-        /// c0, c1, c2.
-        public let coefficients: [Double]
-        /// The camera values (0...1) of the darkest and the lightest neutral fitted: the quadratic
-        /// holds between them.
-        public let range: [Double]
+        /// The points the curve passes through, [camera value, linear value], both rising.
+        public let points: [[Double]]
+        /// ln of each point's camera value and linear value, and the curve's slope there.
+        private let x: [Double], y: [Double], slopes: [Double]
 
-        public init(coefficients: [Double], range: [Double]) throws(ToneCurveError) {
-            guard coefficients.count == 3, coefficients.allSatisfy(\.isFinite) else { throw .coefficients }
-            guard range.count == 2, range[0] > 0, range[0] < range[1], range[1].isFinite else { throw .range }
-            self.coefficients = coefficients
-            self.range = range
-            // The curve must rise: the quadratic's slope is linear in ln(v), so the two ends say.
-            guard slope(at: log(range[0])) > 0, slope(at: log(range[1])) > 0 else { throw .notRising }
+        public init(points: [[Double]]) throws(ToneCurveError) {
+            guard points.count >= 2, points.allSatisfy({ $0.count == 2 && $0[0] > 0 && $0[1] > 0 && $0[0] <= 1 && $0[1].isFinite })
+            else { throw .points }
+            for i in 1..<points.count {
+                guard points[i][0] > points[i - 1][0] * (1 + 1e-9) else { throw .flat }
+                guard points[i][1] > points[i - 1][1] else { throw .notRising }
+            }
+            self.points = points
+            x = points.map { log($0[0]) }
+            y = points.map { log($0[1]) }
+            slopes = Self.monotoneSlopes(x: x, y: y)
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             do {
-                try self.init(
-                    coefficients: container.decode([Double].self, forKey: .coefficients),
-                    range: container.decode([Double].self, forKey: .range))
+                try self.init(points: container.decode([[Double]].self, forKey: .points))
             } catch let error as ToneCurveError {
-                let key: CodingKeys = error == .range ? .range : .coefficients
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.description)
+                throw DecodingError.dataCorruptedError(forKey: .points, in: container, debugDescription: error.description)
             }
         }
 
-        private enum CodingKeys: String, CodingKey { case coefficients, range }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(points, forKey: .points)
+        }
 
-        @inline(__always)
-        func slope(at lnV: Double) -> Double { coefficients[1] + 2 * coefficients[2] * lnV }
+        private enum CodingKeys: String, CodingKey { case points }
 
-        @inline(__always)
-        func logLinear(_ lnV: Double) -> Double {
-            coefficients[0] + lnV * (coefficients[1] + lnV * coefficients[2])
+        /// Fritsch-Carlson: the harmonic mean of the neighbouring secants inside (0 where the
+        /// secants disagree in sign, which rising points never do), the secant at the ends.
+        private static func monotoneSlopes(x: [Double], y: [Double]) -> [Double] {
+            let n = x.count
+            var widths: [Double] = [], secants: [Double] = []
+            for i in 0..<n - 1 {
+                let width: Double = x[i + 1] - x[i]
+                widths.append(width)
+                secants.append((y[i + 1] - y[i]) / width)
+            }
+            var slopes = [Double](repeating: 0, count: n)
+            slopes[0] = secants[0]
+            slopes[n - 1] = secants[n - 2]
+            for i in 1..<n - 1 {
+                let left: Double = secants[i - 1], right: Double = secants[i]
+                let w1: Double = 2 * widths[i] + widths[i - 1], w2: Double = widths[i] + 2 * widths[i - 1]
+                slopes[i] = left * right <= 0 ? 0 : (w1 + w2) / (w1 / left + w2 / right)
+            }
+            return slopes
         }
 
         /// The linear value of camera value `v`.
         @inline(__always)
         public func linear(_ v: Double) -> Double {
             guard v > 0 else { return 0 }
-            let lnV = log(v), low = log(range[0]), high = log(range[1])
-            let end = lnV < low ? low : (lnV > high ? high : lnV)
-            // Inside the range `end` is lnV and the tangent term is 0.
-            return exp(logLinear(end) + slope(at: end) * (lnV - end))
+            let t = log(v), last = x.count - 1
+            if t <= x[0] { return exp(y[0] + slopes[0] * (t - x[0])) }
+            if t >= x[last] { return exp(y[last] + slopes[last] * (t - x[last])) }
+            var i = 0
+            while t > x[i + 1] { i += 1 }
+            let h = x[i + 1] - x[i], s = (t - x[i]) / h
+            let s2 = s * s, s3 = s2 * s
+            let value = (2 * s3 - 3 * s2 + 1) * y[i] + (s3 - 2 * s2 + s) * h * slopes[i]
+                + (-2 * s3 + 3 * s2) * y[i + 1] + (s3 - s2) * h * slopes[i + 1]
+            return exp(value)
         }
 
-        /// The least-squares curve through (camera value, linear value) pairs: a quadratic with 3
-        /// or more points when it rises over them, else (or with 2) a straight line in log-log
-        /// space, a power law.
+        /// The curve through (camera value, linear value) pairs, in any order.
         static func fit(camera: [Double], linear: [Double]) throws(ToneCurveError) -> Channel {
-            let pairs = zip(camera, linear).filter { $0.0 > 0 && $0.1 > 0 }
+            let pairs = zip(camera, linear).filter { $0.0 > 0 && $0.1 > 0 }.sorted { $0.0 < $1.0 }
             guard pairs.count >= 2 else { throw .tooFewNeutrals(pairs.count) }
-            let x = pairs.map { log($0.0) }, y = pairs.map { log($0.1) }
-            let range = [exp(x.min()!), exp(x.max()!)]
-            guard range[0] < range[1] * (1 - 1e-9) else { throw .flat }
-            let weights = [Double](repeating: 1, count: x.count)
-            if x.count >= 3, let c = LeastSquares.fit(rows: x.map { [1, $0, $0 * $0] }, values: y, weights: weights),
-                let channel = try? Channel(coefficients: c, range: range)
-            {
-                return channel
-            }
-            guard let line = LeastSquares.fit(rows: x.map { [1, $0] }, values: y, weights: weights) else { throw .flat }
-            do {
-                return try Channel(coefficients: [line[0], line[1], 0], range: range)
-            } catch {
-                throw .notRising
-            }
+            return try Channel(points: pairs.map { [min($0.0, 1), $0.1] })
         }
     }
 
@@ -120,8 +127,7 @@ public struct ToneCurve: Hashable, Sendable, Codable {
 
 /// Why no tone curve could be fitted or read.
 public indirect enum ToneCurveError: Error, Hashable, Sendable, CustomStringConvertible {
-    case coefficients
-    case range
+    case points
     case notRising
     case flat
     case tooFewNeutrals(Int)
@@ -129,9 +135,8 @@ public indirect enum ToneCurveError: Error, Hashable, Sendable, CustomStringConv
 
     public var description: String {
         switch self {
-        case .coefficients: "a tone curve needs 3 finite coefficients"
-        case .range: "a tone curve's range is two camera values, 0 < low < high"
-        case .notRising: "the tone curve does not rise: lighter neutral patches read darker"
+        case .points: "a tone curve is 2 or more points [camera value in 0...1, linear value], both above 0"
+        case .notRising: "the tone curve does not rise: a lighter neutral patch reads darker (glare on a dark one, or a corner off?)"
         case .flat: "the neutral patches all read the same: the camera sees no difference between white and black"
         case .tooFewNeutrals(let count):
             "\(count) usable neutral patch\(count == 1 ? "" : "es") (19-24): the tone curve needs at least 2"

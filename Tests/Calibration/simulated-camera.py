@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Calibrated colour, checked against a simulated camera and against OpenCV (issue 13).
+
+Renders a ColorChecker Classic 24 through a simulated camera (camera.py: spectral, not
+colorimetric, a tone curve that is not sRGB, white balance off, noise, BT.601 limited 4:2:0)
+under two perspectives (chart.py), then:
+
+1. reads both files back with `eyedropper sample` and compares the patch means with the
+   noise-free model (the renderer and Eyedropper's reading agree);
+2. `eyedropper calibrate` on the calibration file; its patch means must match the model too;
+3. `eyedropper sample --profile` on the check file: mean CIEDE2000 of the 24 calibrated
+   patches against the reference must be <= 1.0;
+4. OpenCV's ccm module, every configuration, fitted to the same calibration patch means and
+   applied to the same check patch means (opencv_baseline.py): Eyedropper's mean must be no
+   worse than OpenCV's best.
+
+Independent of Eyedropper's own colour maths: the reference, the conversions and CIEDE2000
+are colour-science's. Prints every check with its numbers, writes OUT/report.md, and exits 1
+when a check fails. Usage: simulated-camera.py [--eyedropper PATH] [--out DIR] [--camera
+nikon|sigma] [--check-profile PROFILE.json]
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+warnings.filterwarnings("ignore", module="colour")  # SciPy and Matplotlib are not needed here
+
+import colour  # noqa: E402
+import numpy as np  # noqa: E402
+
+import chart  # noqa: E402
+import opencv_baseline  # noqa: E402
+import report  # noqa: E402
+from camera import REFERENCE_NAME, Camera, Reference  # noqa: E402
+
+FRAMES = 5
+SEEDS = {"calibration": 1, "check": 2}
+#: Patch radius for reading patches with `sample`: well inside the smallest patch.
+CHECK_RADIUS = 20
+READBACK_RADIUS = 4
+#: How far a patch mean read back may be from the noise-free model, in levels.
+READBACK_TOLERANCE = 1.0
+#: How far calibrate's patch centres may be from where the renderer put them (the scalar
+#: coordinates pick a whole pixel, so half a pixel is lost before any error of the fit).
+CENTRE_TOLERANCE_PX = 2.0
+ACCURACY_BAR = 1.0
+SOURCE_OPTIONS = ["--matrix", "bt601", "--range", "limited"]
+
+
+class Checks:
+    """Collects pass/fail results; each is printed as it is decided."""
+
+    def __init__(self):
+        self.results = []
+
+    def record(self, name, passed, detail):
+        self.results.append((name, passed, detail))
+        print(f"{'PASS' if passed else 'FAIL'}  {name}: {detail}", flush=True)
+        return passed
+
+    @property
+    def failed(self):
+        return [r for r in self.results if not r[1]]
+
+
+#: Every command run, as printed (paths inside the repository relative to it), for the report.
+COMMANDS = []
+REPOSITORY = Path(__file__).resolve().parent.parent.parent
+
+
+def run(command, what):
+    """Runs a command; returns (exit status, stdout, stderr), printing the command."""
+    text = " ".join(str(c) for c in command).replace(f"{REPOSITORY}/", "")
+    COMMANDS.append(text)
+    print("$ " + text, flush=True)
+    result = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"  {what} exited {result.returncode}: {result.stderr.strip()[:2000]}", flush=True)
+    return result.returncode, result.stdout, result.stderr
+
+
+def at_options(points, flag="--at"):
+    return [item for x, y in points for item in (flag, f"{x},{y}")]
+
+
+def sample_line(eyedropper, source, points, radius, extra=()):
+    """One averaged `sample` line over FRAMES frames, as parsed JSON, or None."""
+    status, out, _ = run([eyedropper, "sample", "--source", source, *SOURCE_OPTIONS, *at_options(points),
+                          "--radius", radius, "--frames", FRAMES, "--average", FRAMES, "--format", "json",
+                          *extra], "sample")
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return lines[0] if status == 0 and len(lines) == 1 else None
+
+
+def stats(values):
+    v = np.asarray(values, float)
+    return {"mean": float(v.mean()), "median": float(np.median(v)), "max": float(v.max())}
+
+
+def fmt(s):
+    return f"mean {s['mean']:.3f}, median {s['median']:.3f}, max {s['max']:.3f}"
+
+
+def render(out, camera):
+    """Renders both files; returns {name: View}."""
+    views = {}
+    for name in ("calibration", "check"):
+        started = time.monotonic()
+        views[name] = chart.View(name)
+        chart.write_y4m(out / f"{name}.y4m", camera, views[name], FRAMES, SEEDS[name])
+        print(f"rendered {out / f'{name}.y4m'}: {FRAMES} frames in {time.monotonic() - started:.1f} s", flush=True)
+    return views
+
+
+def check_readback(checks, eyedropper, out, views, model_rgb):
+    """Eyedropper's sample of each rendered file against the noise-free model."""
+    for name, view in views.items():
+        line = sample_line(eyedropper, out / f"{name}.y4m", view.points(), READBACK_RADIUS)
+        if line is None:
+            checks.record(f"read back {name}.y4m", False, "eyedropper sample failed")
+            continue
+        means = np.array([s["mean"] for s in line["samples"]])
+        error = np.abs(means - model_rgb)
+        worst = np.unravel_index(np.argmax(error), error.shape)
+        checks.record(f"read back {name}.y4m (radius {READBACK_RADIUS}, {FRAMES} frames)",
+                      error.max() <= READBACK_TOLERANCE,
+                      f"camera RGB means vs noise-free model: mean |error| {error.mean():.3f}, max "
+                      f"{error.max():.3f} levels (patch {worst[0] + 1}, channel {'RGB'[worst[1]]}); "
+                      f"tolerance {READBACK_TOLERANCE}")
+
+
+def calibrate(checks, eyedropper, out, view, reference, model_rgb):
+    """Runs `eyedropper calibrate`; returns (parsed JSON, profile path) or (None, None)."""
+    profile = out / "profile.json"
+    corners = [view.points()[i] for i in chart.CORNER_PATCHES]
+    status, stdout, stderr = run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *SOURCE_OPTIONS,
+                                  *at_options(corners, "--corner"), "--frames", FRAMES, "--out", profile,
+                                  "--format", "json"], "calibrate")
+    (out / "calib.json").write_text(stdout)
+    if status != 0:
+        checks.record("eyedropper calibrate", False, f"exit {status}: {stderr.strip()[:300]}")
+        return None, None
+    try:
+        result = json.loads(stdout)
+        patches = result["patches"]
+        assert len(patches) == 24 and [p["number"] for p in patches] == list(range(1, 25))
+        means = np.array([p["mean"] for p in patches], float)
+        references = np.array([p["reference"] for p in patches], float)
+    except (ValueError, KeyError, TypeError, AssertionError) as error:
+        checks.record("calibrate's JSON", False, f"not the contract ({error!r}): {stdout[:300]}")
+        return None, None
+    # colour-science names the neutrals with their density, "white 9.5 (.05 D)"; calibrate need not.
+    names_match = [p["name"].lower() for p in patches] == [n.split(" (")[0].lower() for n in reference.names]
+    reference_error = np.abs(references - reference.lab).max()
+    checks.record("calibrate's reference", names_match and reference_error < 0.01,
+                  f"names {'match' if names_match else 'differ'}; max |L*a*b* - colour-science's "
+                  f"'{REFERENCE_NAME}'| {reference_error:.4f}")
+    try:
+        found = np.array([(p["x"] * chart.WIDTH, p["y"] * chart.HEIGHT) for p in patches], float)
+        distance = np.linalg.norm(found - view.centres_px, axis=1)
+        checks.record("calibrate's patch centres", distance.max() <= CENTRE_TOLERANCE_PX,
+                      f"vs rendered centres: max {distance.max():.2f} px (patch {np.argmax(distance) + 1}); "
+                      f"tolerance {CENTRE_TOLERANCE_PX} px")
+    except (KeyError, TypeError) as error:
+        checks.record("calibrate's patch centres", False, f"no x, y ({error!r})")
+    error = np.abs(means - model_rgb)
+    checks.record("calibrate's patch means", error.max() <= READBACK_TOLERANCE,
+                  f"vs noise-free model: mean |error| {error.mean():.3f}, max {error.max():.3f} levels; "
+                  f"clipped {sum(p.get('clipped', 0) for p in patches)}, "
+                  f"used {sum(bool(p.get('used', True)) for p in patches)} of 24")
+    print(f"  calibrate says: model {result.get('model')!r}, fitted {result.get('fitted')}, "
+          f"leave-one-out {result.get('leaveOneOut')}", flush=True)
+    return result, profile
+
+
+def check_calibrated(checks, line, reference):
+    """Eyedropper's calibrated colour of the check frame; returns (ΔE per patch, means)."""
+    samples = line["samples"]
+    try:
+        lab = np.array([s["calibrated"]["lab"] for s in samples], float)
+        xyz = np.array([s["calibrated"]["xyz"] for s in samples], float)
+    except (KeyError, TypeError) as error:
+        checks.record("sample --profile JSON", False, f"no calibrated lab/xyz ({error!r})")
+        return None
+    # Eyedropper's own L*a*b* against colour-science's of its XYZ (Y of white = 100, D50). D50
+    # as xy (0.3457, 0.3585) or as the ICC's XYZ (0.9642, 1, 0.8249) moves b* by up to 0.02.
+    # Far out of gamut (a wrong profile) the printed decimals allow more, in proportion.
+    recomputed = colour.XYZ_to_Lab(xyz / 100, reference.white_xy)
+    deviation = np.abs(recomputed - lab)
+    scale = np.linalg.norm(lab, axis=1, keepdims=True)
+    checks.record("calibrated lab is Lab(xyz)", bool(np.all(deviation <= 0.05 + 5e-4 * scale)),
+                  f"max |lab - colour-science Lab(xyz / 100, D50)| {deviation.max():.4f} "
+                  "(tolerance 0.05 + 0.05% of |L*a*b*|)")
+    de = opencv_baseline.delta_e(lab, reference.lab)
+    s = stats(de)
+    checks.record(f"Eyedropper accuracy on the check frame (bar {ACCURACY_BAR})", s["mean"] <= ACCURACY_BAR,
+                  f"CIEDE2000 vs reference: {fmt(s)}")
+    return de
+
+
+def opencv_table(calibration_means, check_means, reference):
+    """Every OpenCV configuration: fitted on calibration means, CIEDE2000 on both frames."""
+    rows = []
+    for name, ccm, lin, space in opencv_baseline.configurations():
+        model = opencv_baseline.Model(ccm, lin, space, calibration_means, reference.lab)
+        fitted = stats(opencv_baseline.delta_e(model.lab(calibration_means), reference.lab))
+        check = opencv_baseline.delta_e(model.lab(check_means), reference.lab)
+        rows.append({"config": name, "used": model.used, "fitted": fitted, "check": stats(check),
+                     "per_patch": check})
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--eyedropper", default=str(REPOSITORY / ".build/release/eyedropper"))
+    parser.add_argument("--out", default=str(REPOSITORY / ".build/calibration"))
+    parser.add_argument("--camera", choices=["nikon", "sigma"], default="nikon")
+    parser.add_argument("--check-profile", help="check the frame with this profile instead of the one calibrated")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    checks = Checks()
+
+    reference = Reference()
+    camera = Camera(reference, args.camera)
+    model_rgb = camera.encode(camera.linear(camera.patch_spectra))
+    views = render(out, camera)
+    for view in views.values():
+        assert view.smallest_half_patch_px() > CHECK_RADIUS * np.sqrt(2) + 2, "patches too small for the radius"
+    check_readback(checks, args.eyedropper, out, views, model_rgb)
+
+    result, profile = calibrate(checks, args.eyedropper, out, views["calibration"], reference, model_rgb)
+    if args.check_profile:
+        profile = Path(args.check_profile)
+        print(f"checking with the profile given, {profile}", flush=True)
+    if result is not None:
+        calibration_means = np.array([p["mean"] for p in result["patches"]], float)
+        source = "calibrate's patch means"
+    else:
+        # Without calibrate, OpenCV still gets the calibration frame's means, from sample.
+        line = sample_line(args.eyedropper, out / "calibration.y4m", views["calibration"].points(), CHECK_RADIUS)
+        if line is None:
+            checks.record("sample of calibration.y4m", False, "failed (above)")
+            return finish(checks)
+        calibration_means = np.array([s["mean"] for s in line["samples"]], float)
+        source = f"sample's patch means (radius {CHECK_RADIUS})"
+
+    with_profile = ["--profile", profile] if profile is not None else []
+    points = views["check"].points()
+    line = sample_line(args.eyedropper, out / "check.y4m", points, CHECK_RADIUS, with_profile)
+    eyedropper_de = None
+    if with_profile and line is not None:
+        eyedropper_de = check_calibrated(checks, line, reference)
+    elif with_profile:
+        checks.record("eyedropper sample --profile", False, "failed (above)")
+    if line is None:  # OpenCV still gets the check frame's means
+        line = sample_line(args.eyedropper, out / "check.y4m", points, CHECK_RADIUS)
+        if line is None:
+            checks.record("sample of check.y4m", False, "failed (above)")
+            return finish(checks)
+    check_means = np.array([s["mean"] for s in line["samples"]], float)
+
+    rows = opencv_table(calibration_means, check_means, reference)
+    best = min(rows, key=lambda r: r["check"]["mean"])
+    print(f"\nOpenCV {opencv_baseline.cv2.__version__} ccm, fitted on {source}, CIEDE2000 vs reference:")
+    print(f"{'configuration':44} {'fit mean':>9} {'check mean':>10} {'median':>7} {'max':>7}")
+    for r in rows:
+        print(f"{r['config']:44} {r['fitted']['mean']:9.3f} {r['check']['mean']:10.3f} "
+              f"{r['check']['median']:7.3f} {r['check']['max']:7.3f}")
+    if eyedropper_de is not None:
+        s = stats(eyedropper_de)
+        checks.record("Eyedropper no worse than OpenCV's best", s["mean"] <= best["check"]["mean"],
+                      f"Eyedropper mean {s['mean']:.3f} vs OpenCV's best, {best['config']}, "
+                      f"{best['check']['mean']:.3f}")
+        print("\npatch                 reference L*a*b*        Eyedropper  OpenCV best")
+        for i, name in enumerate(reference.names):
+            print(f"{i + 1:2} {name:18} {reference.lab[i][0]:6.2f} {reference.lab[i][1]:6.2f} "
+                  f"{reference.lab[i][2]:6.2f}   {eyedropper_de[i]:8.3f}  {best['per_patch'][i]:8.3f}")
+
+    report.write(out / "report.md", camera_name=args.camera, reference=reference, eyedropper_de=eyedropper_de,
+                 calibrate_result=result, rows=rows, best=best, source=source,
+                 commands=[c for c in COMMANDS if " calibrate " in c or " --profile " in c])
+    print(f"\nwrote {out / 'report.md'}")
+    return finish(checks)
+
+
+def finish(checks):
+    """Prints the closing count; the exit status."""
+    print(f"\n{len(checks.results) - len(checks.failed)} passed, {len(checks.failed)} failed")
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
