@@ -125,13 +125,7 @@ import Testing
         #expect(missing.status == 66 && missing.stderr.contains("none.json"), "\(missing.stderr)")
 
         // One row of the matrix cut short.
-        var object = try json(good)
-        var correction = try #require(object["correction"] as? [String: Any])
-        var matrix = try #require(correction["matrix"] as? [[Double]])
-        matrix[1].removeLast()
-        correction["matrix"] = matrix
-        object["correction"] = correction
-        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: object)), to: scratch.file("damaged.json"))
+        try writeDamagedProfile(from: scratch.file("profile.json"), to: scratch.file("damaged.json"))
         let damaged = try runEyedropper(sample + [scratch.file("damaged.json")])
         #expect(damaged.status == 65, "\(damaged.stderr)")
         #expect(damaged.stderr.contains("damaged.json") && damaged.stderr.contains("correction.matrix"), "\(damaged.stderr)")

@@ -143,13 +143,7 @@ import Glibc
     @Test func unusableProfileStopsServeAtTheStart() throws {
         let scratch = try ScratchDirectory()
         try Self.writeProfile(to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 1280, height: 720)
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(try ScratchDirectory.read(scratch.file("profile.json")))) as? [String: Any])
-        var correction = try #require(object["correction"] as? [String: Any])
-        var matrix = try #require(correction["matrix"] as? [[Double]])
-        matrix[1].removeLast()
-        correction["matrix"] = matrix
-        object["correction"] = correction
-        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: object)), to: scratch.file("damaged.json"))
+        try writeDamagedProfile(from: scratch.file("profile.json"), to: scratch.file("damaged.json"))
         try ScratchDirectory.write(Array(#"{"brightness": 128}"#.utf8), to: scratch.file("controls.json"))
         for (file, status, words) in [
             ("damaged.json", 65, ["damaged.json", "at field correction.matrix"]), ("controls.json", 65, ["controls.json", "is not an Eyedropper camera profile"]),

@@ -1,4 +1,5 @@
 import Eyedropper
+import Foundation
 
 /// A camera profile fitted in process to `SimulatedCamera`'s readings of the ColorChecker, said to
 /// be made from frames of `colorimetry` and size: for tests that need a real profile without
@@ -13,4 +14,16 @@ public func simulatedProfile(
     return CameraProfile(
         calibration: calibration, report: report, colorimetry: colorimetry, width: width, height: height, controls: [:],
         created: created)
+}
+
+/// Writes a copy of the profile at `path` to `damaged` with one row of its correction matrix cut
+/// short: a profile whose error must name the field `correction.matrix`.
+public func writeDamagedProfile(from path: String, to damaged: String) throws {
+    guard var object = try JSONSerialization.jsonObject(with: Data(try ScratchDirectory.read(path))) as? [String: Any],
+        var correction = object["correction"] as? [String: Any], var matrix = correction["matrix"] as? [[Double]]
+    else { throw CocoaError(.fileReadCorruptFile) }
+    matrix[1].removeLast()
+    correction["matrix"] = matrix
+    object["correction"] = correction
+    try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: object)), to: damaged)
 }

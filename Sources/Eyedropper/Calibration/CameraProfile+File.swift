@@ -6,13 +6,7 @@ extension CameraProfile {
     /// from a newer Eyedropper and a damaged one are each a `CalibrationFileError` naming the file and,
     /// for a damaged one, the field.
     public static func load(path: String) throws(CalibrationFileError) -> CameraProfile {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileDescriptor.readWholeFile(path)
-        } catch {
-            throw .unreadable(what: "profile", path: path, reason: error.text, missing: error.errno == .noSuchFileOrDirectory)
-        }
-        return try decode(bytes, path: path)
+        try decode(readFile(path, what: "profile"), path: path)
     }
 
     /// Checks and decodes profile JSON; `path` names it in errors.
@@ -52,12 +46,7 @@ extension ChartReference {
     /// Reads your own chart reference: `{"name": "...", "lab": [[L, a, b], ...]}` (D50, patch 1
     /// first, 24 of them), or the bare array of 24 `[L, a, b]`.
     public static func load(path: String) throws(CalibrationFileError) -> ChartReference {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileDescriptor.readWholeFile(path)
-        } catch {
-            throw .unreadable(what: "reference", path: path, reason: error.text, missing: error.errno == .noSuchFileOrDirectory)
-        }
+        let bytes = try readFile(path, what: "reference")
         let data = Data(bytes)
         if bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D }) == UInt8(ascii: "[") {
             struct Bare: Decodable {
@@ -82,6 +71,15 @@ extension ChartReference {
             return try decodeJSON(Bare.self, data, what: "reference", path: path).reference
         }
         return try decodeJSON(ChartReference.self, data, what: "reference", path: path)
+    }
+}
+
+/// The bytes of the (small) file at `path`; `what` names it in the error.
+private func readFile(_ path: String, what: String) throws(CalibrationFileError) -> [UInt8] {
+    do {
+        return try FileDescriptor.readWholeFile(path)
+    } catch {
+        throw .unreadable(what: what, path: path, reason: error.text, missing: error.errno == .noSuchFileOrDirectory)
     }
 }
 
