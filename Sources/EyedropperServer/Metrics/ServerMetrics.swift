@@ -31,8 +31,10 @@ final class ServerMetrics: Sendable {
     private let frameRate: Prometheus.Gauge
     private let streamClients: Prometheus.Gauge
     private let residentMemory: Prometheus.Gauge
-    /// Scrapes one at a time, so each counter's reset and refill is never seen half done.
-    private let scraping = Locked(())
+    /// Scrapes one at a time, so each counter's reset and refill is never seen half done. A bare
+    /// mutex: there is no value to guard, and a `Locked(())`'s zero-sized value made the thread
+    /// sanitizer report a race on the lock object's own header (Tests/Serve, 2026-11-24).
+    private let scraping = Monitor()
 
     private let requests = Locked<[RequestKey: CoreMetrics.Counter]>([:])
     private struct RequestKey: Hashable {
@@ -82,7 +84,7 @@ final class ServerMetrics: Sendable {
 
     /// Prometheus' text format 0.0.4, with the capture's figures as `status` gives them.
     func exposition(_ status: StatusReport) -> String {
-        scraping.withLock { _ in
+        scraping.locked {
             sourceUp.set(to: status.error == nil ? 1 : 0)
             for (counter, value) in [(framesCaptured, status.framesCaptured), (framesDropped, status.framesDropped),
                                      (framesEncoded, status.framesEncoded)] {
