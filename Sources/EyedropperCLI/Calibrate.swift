@@ -88,37 +88,41 @@ struct Calibrate: ParsableCommand {
         let configuration = try input.configuration()
         let sampler = ColorSampler()
         var samples: [ColorSample] = []
-        var read: (geometry: ChartGeometry, radius: Int, colorimetry: Colorimetry, width: Int, height: Int)?
-        var totals = [PatchStatistics](repeating: PatchStatistics(), count: ChartReference.patchCount)
+        var read: (geometry: ChartGeometry, radius: Int, width: Int, height: Int)?
+        // Every frame's patch statistics added up, as `sample --average` adds them; made for the
+        // patch centres at the first frame.
+        var block = SampleAverage(points: [])
         // The frame the picture draws on: the first, kept only with --picture.
         var firstFrame: RGBImage?
-        var count = 0
         let progress = isatty(STDERR_FILENO) != 0
         try input.forEachFrame(configuration, limit: frames, done: "read") { frame, _ in
             if read == nil {
                 let geometry = try ChartGeometry(corners: corners, width: frame.width, height: frame.height)
-                read = (geometry, radius ?? geometry.defaultRadius, frame.colorimetry, frame.width, frame.height)
+                read = (geometry, radius ?? geometry.defaultRadius, frame.width, frame.height)
+                block = SampleAverage(points: geometry.centers)
             }
-            guard let read, frame.width == read.width, frame.height == read.height, frame.colorimetry == read.colorimetry else {
+            guard let read, frame.width == read.width, frame.height == read.height,
+                block.colorimetry.map({ $0 == frame.colorimetry }) ?? true
+            else {
                 throw CommandFailure("the frames changed size or colorimetry while the chart was read: calibrate again", status: 74)
             }
             if picture != nil, firstFrame == nil {
                 firstFrame = try sampler.withRGB24(frame) { RGBImage(width: $0.width, height: $0.height, pixels: Array($0.bytes)) }
             }
             try sampler.sample(frame, at: read.geometry.centers, radius: read.radius, into: &samples)
-            for (index, sample) in samples.enumerated() { totals[index].merge(sample.statistics) }
-            count += 1
-            if progress { StandardError.write("\rreading the chart: frame \(count) of \(frames)") }
+            block.add(samples, frame: block.frames, timestamp: 0, colorimetry: frame.colorimetry)
+            if progress { StandardError.write("\rreading the chart: frame \(block.frames) of \(frames)") }
         }
-        if progress, count > 0 { StandardError.write("\n") }
-        guard let read else { throw CommandFailure("no frames were read from the source", status: 66) }
+        guard let read, let colorimetry = block.colorimetry else {
+            throw CommandFailure("no frames were read from the source", status: 66)
+        }
+        let count = block.frames
+        if progress { StandardError.write("\n") }
         if count < frames { StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those") }
-        for (index, reading) in totals.enumerated() where reading.count == 0 {
-            StandardError.writeLine("eyedropper: patch \(index + 1) has no pixels")
-        }
+        block.samples(into: &samples)
         StandardError.writeLine(
             model == .auto ? "fitting the models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
-        let calibration = try Calibration(readings: totals, reference: chartReference, model: model.model)
+        let calibration = try Calibration(readings: samples.map(\.statistics), reference: chartReference, model: model.model)
         for patch in calibration.patches {
             if let excluded = patch.excluded {
                 StandardError.writeLine("eyedropper: warning: patch \(patch.number) (\(ChartReference.patchNames[patch.number - 1])) left out: \(excluded)")
@@ -126,7 +130,7 @@ struct Calibrate: ParsableCommand {
         }
         let report = CalibrationReport(calibration, geometry: read.geometry, radius: read.radius, frames: count, modelAsked: model != .auto)
         let profile = CameraProfile(
-            calibration: calibration, report: report, colorimetry: read.colorimetry, width: read.width, height: read.height,
+            calibration: calibration, report: report, colorimetry: colorimetry, width: read.width, height: read.height,
             controls: Self.controlsInForce(configuration.source))
         try profile.json().withUnsafeBytes { try AtomicWrite.write($0, to: out) }
         if let picture, let firstFrame {

@@ -126,8 +126,8 @@ private struct SampleOutput {
     private let profile: CameraProfile?
     private let target: ColorTarget?
     private var calibrated: [CalibratedSample] = []
-    /// The colorimetry and size last checked against the profile: warned about once per change.
-    private var checkedFrames: (Colorimetry, Int, Int)?
+    /// The frames checked against the profile: warned about once per change.
+    private var frameCheck: CameraProfile.FrameCheck?
     /// With --target: whether every sample of the last line written passed; nil before one.
     private(set) var lastLinePassed: Bool?
 
@@ -142,6 +142,7 @@ private struct SampleOutput {
         self.swatches = swatches
         self.profile = profile
         self.target = target
+        frameCheck = profile.map(CameraProfile.FrameCheck.init)
         block = SampleAverage(points: points)
         if format == .csv {
             var columns = [
@@ -160,11 +161,8 @@ private struct SampleOutput {
     /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
     mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double) throws {
         let colorimetry = frame.colorimetry
-        if let profile, checkedFrames.map({ $0 != (colorimetry, frame.width, frame.height) }) ?? true {
-            for mismatch in profile.mismatches(colorimetry: colorimetry, width: frame.width, height: frame.height) {
-                StandardError.writeLine("eyedropper: warning: \(mismatch)")
-            }
-            checkedFrames = (colorimetry, frame.width, frame.height)
+        for mismatch in frameCheck?.changed(colorimetry: colorimetry, width: frame.width, height: frame.height) ?? [] {
+            StandardError.writeLine("eyedropper: warning: \(mismatch)")
         }
         try sampler.sample(frame, at: points, radius: radius, into: &samples)
         // A block holds one colorimetry: a change (a camera back with another) closes it early.

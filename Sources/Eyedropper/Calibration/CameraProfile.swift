@@ -69,6 +69,24 @@ public struct CameraProfile: Hashable, Sendable, Codable {
         return found
     }
 
+    /// Checks frames against a profile as they come, saying only when what they are changes.
+    public struct FrameCheck: Sendable {
+        public let profile: CameraProfile
+        private var checked: (colorimetry: Colorimetry, width: Int, height: Int)?
+
+        public init(_ profile: CameraProfile) {
+            self.profile = profile
+        }
+
+        /// `mismatches` for a frame of `colorimetry` and size when it is the first or differs
+        /// from the last one checked (empty when it now matches the profile); nil otherwise.
+        public mutating func changed(colorimetry: Colorimetry, width: Int, height: Int) -> [String]? {
+            if let checked, checked == (colorimetry, width, height) { return nil }
+            checked = (colorimetry, width, height)
+            return profile.mismatches(colorimetry: colorimetry, width: width, height: height)
+        }
+    }
+
     /// Now, as `2026-11-23T21:05:00Z`.
     public static func now() -> String {
         var seconds = time(nil)

@@ -73,10 +73,7 @@ extension RGB8 {
     }
 
     /// The IEC 61966-2-1 decoding of every code value, so `lab` needs no `pow` per call.
-    private static let linearTable: [Double] = (0...255).map { code in
-        let c = Double(code) / 255
-        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
-    }
+    private static let linearTable: [Double] = (0...255).map { SRGB.decode(Double($0) / 255) }
 
     /// The CIE f(t): a cube root, with a linear segment near black where the cube root is too steep.
     @inline(__always)

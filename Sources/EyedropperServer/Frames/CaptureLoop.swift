@@ -84,8 +84,8 @@ private struct FramePublisher {
     private var samples: [ColorSample] = []
     /// With a profile: the samples' calibrated colours, storage reused from frame to frame.
     private var calibrated: [CalibratedSample] = []
-    /// The colorimetry and size last checked against the profile: warned about once per change.
-    private var checkedFrames: (Colorimetry, Int, Int)?
+    /// The frames checked against the profile: warned about once per change.
+    private var frameCheck: CameraProfile.FrameCheck?
     private var number = 0
 
     init(configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics, logger: Logger) {
@@ -93,17 +93,16 @@ private struct FramePublisher {
         self.frames = frames
         self.statistics = statistics
         self.logger = logger
+        frameCheck = configuration.calibration.map { CameraProfile.FrameCheck($0.profile) }
     }
 
     mutating func publish(_ frame: borrowing PlanarFrame, timestamp: Double) {
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
         if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }
         let converter = converter!, (width, height) = (frame.width, frame.height)
-        if let profile = configuration.calibration?.profile, checkedFrames.map({ $0 != (colorimetry, width, height) }) ?? true {
-            let warnings = profile.mismatches(colorimetry: colorimetry, width: width, height: height)
+        if let warnings = frameCheck?.changed(colorimetry: colorimetry, width: width, height: height) {
             for warning in warnings { logger.warning("warning: \(warning)") }
             statistics.setProfileWarnings(warnings)
-            checkedFrames = (colorimetry, width, height)
         }
         var (conversion, published) = (Duration.zero, ContinuousClock.now)
         frames.publish(byteCount: width * height * 3) { rgb in
