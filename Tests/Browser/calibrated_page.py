@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from click_sample import Browser, Checks, centre, get_json, screenshot  # noqa: E402
+from click_sample import Browser, Checks, centre, finish, get_json, screenshot  # noqa: E402
 
 WIDTH, HEIGHT = 640, 480
 
@@ -209,13 +209,7 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(64)
     url = arguments[1] if arguments[1].endswith("/") else arguments[1] + "/"
-    try:
-        failures = check(url, arguments[2])
-    except Exception as error:  # a step that could not run at all (timeout, page error)
-        print(f"FAIL: {error}", flush=True)
-        sys.exit(1)
-    print(f"FAIL: {failures} checks failed" if failures else "PASS: all checks passed")
-    sys.exit(1 if failures else 0)
+    finish(lambda: check(url, arguments[2]))
 
 
 if __name__ == "__main__":

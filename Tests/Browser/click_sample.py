@@ -278,23 +278,29 @@ def controls(url, path):
     return checks.failures
 
 
-def main():
-    arguments = sys.argv[1:]
+def finish(run):
+    """Runs the checks (`run` returns how many failed), prints the verdict and exits: 0 when all
+    passed, 1 when one failed or a step could not run at all (a timeout, a page error)."""
     try:
-        if arguments[:1] == ["--controls"] and len(arguments) == 3:
-            failures = controls(arguments[1], arguments[2])
-        elif len(arguments) >= 3 and arguments[0] != "--controls":  # the checks per point need a point
-            url = arguments[0] if arguments[0].endswith("/") else arguments[0] + "/"
-            points = [tuple(float(v) for v in point.split(",")) for point in arguments[2:]]
-            failures = test_pattern(url, arguments[1], points)
-        else:
-            print(__doc__, file=sys.stderr)
-            sys.exit(64)
-    except Exception as error:  # a step that could not run at all (timeout, page error)
+        failures = run()
+    except Exception as error:
         print(f"FAIL: {error}", flush=True)
         sys.exit(1)
-    print(f"{'PASS' if failures == 0 else 'FAIL'}: {failures} checks failed" if failures else "PASS: all checks passed")
+    print(f"FAIL: {failures} checks failed" if failures else "PASS: all checks passed")
     sys.exit(1 if failures else 0)
+
+
+def main():
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["--controls"] and len(arguments) == 3:
+        finish(lambda: controls(arguments[1], arguments[2]))
+    elif len(arguments) >= 3 and arguments[0] != "--controls":  # the checks per point need a point
+        url = arguments[0] if arguments[0].endswith("/") else arguments[0] + "/"
+        points = [tuple(float(v) for v in point.split(",")) for point in arguments[2:]]
+        finish(lambda: test_pattern(url, arguments[1], points))
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(64)
 
 
 if __name__ == "__main__":

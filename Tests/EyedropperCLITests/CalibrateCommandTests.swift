@@ -54,8 +54,18 @@ import Testing
         for (index, entry) in samples.enumerated() {
             let calibrated = try #require(entry["calibrated"] as? [String: Any])
             let lab = try #require(calibrated["lab"] as? [Double])
-            #expect((calibrated["xyz"] as? [Double])?.count == 3 && (calibrated["srgb"] as? [Double])?.count == 3)
-            #expect((calibrated["hex"] as? String)?.count == 7 && calibrated["inGamut"] is Bool)
+            // xyz's Y is the lightness's: L* = 116 (Y/100)^(1/3) - 16 above the toe.
+            let xyz = try #require(calibrated["xyz"] as? [Double])
+            #expect(abs(116 * Foundation.cbrt(xyz[1] / 100) - 16 - lab[0]) < 0.01, "patch \(index + 1): xyz \(xyz), lab \(lab)")
+            // hex is srgb rounded to levels (from the unrounded value: 39.4996, printed 39.50, is 0x27).
+            let srgb = try #require(calibrated["srgb"] as? [Double])
+            let hex = try #require(calibrated["hex"] as? String)
+            let levels = stride(from: 1, to: 7, by: 2).map { Int(hex.dropFirst($0).prefix(2), radix: 16) ?? -1 }
+            #expect(zip(levels, srgb).allSatisfy { abs(Double($0) - $1) <= 0.505 }, "patch \(index + 1): hex \(hex), srgb \(srgb)")
+            // Cyan (18) lies outside sRGB, clamped; the neutrals inside.
+            if index == 17 || (18...23).contains(index) {
+                #expect(calibrated["inGamut"] as? Bool == (index != 17), "patch \(index + 1): \(calibrated)")
+            }
             #expect(entry["deltaE"] == nil, "no deltaE without --target")
             total += CIELab(l: lab[0], a: lab[1], b: lab[2]).deltaE2000(ChartReference.colorChecker2014.lab[index])
         }
