@@ -17,6 +17,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        // Hummingbird's own, named for serve's timeout handlers and its TLS (NIOSSL's handler, as
+        // HummingbirdTLS uses it).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.2"),
     ],
     targets: [
         // The 256-bit row kernels. C, not Swift: Swift has no per-function target attribute, and
@@ -53,6 +58,9 @@ let package = Package(
                 "EyedropperCapture",
                 "EyedropperJPEG",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
+import EyedropperServer
 import Logging
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -66,6 +67,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as CalibrationFileError: (error.description, error.isMissingFile ? 66 : 65)
         case let error as ChartGeometryError: (error.description, 64)
         case let error as CalibrationError: (error.description, 65)
+        case let error as TLSFileError: (error.description, error.status)
         default: nil
         }
     }

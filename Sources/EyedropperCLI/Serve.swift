@@ -49,6 +49,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "JPEG quality of frame.jpg and the MJPEG stream, 1 to 100.")
     var quality: Int = 80
 
+    /// Timeouts and TLS: what a server on a network needs.
+    @OptionGroup(title: "Connections") var connections: ConnectionOptions
+
     func validate() throws {
         guard maxStreams >= 1 else { throw ValidationError("--max-streams must be at least 1, got \(maxStreams)") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, got \(quality)") }
@@ -65,6 +68,8 @@ struct Serve: AsyncParsableCommand {
         configuration.port = listen.port
         configuration.maxStreams = maxStreams
         configuration.jpegQuality = quality
+        configuration.timeouts = connections.timeouts
+        configuration.tls = connections.tls
         if let calibrated, let path = calibration.profile {
             configuration.calibration = .init(profile: calibrated.profile, path: path, target: calibrated.target)
         }

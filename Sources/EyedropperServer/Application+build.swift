@@ -1,6 +1,7 @@
 import EyedropperCapture
 import Hummingbird
 import Logging
+import NIOSSL
 import ServiceLifecycle
 
 /// The `eyedropper serve` application for `configuration`: the routes, and the capture as a service
@@ -21,13 +22,17 @@ struct ServerParts: Sendable {
     let encoders = JPEGEncoderPool()
     let jpeg: JPEGCache
     let streams: StreamLimit
+    let connections = ConnectionCounters()
+    /// `--tls-cert` and `--tls-key`, read and checked: nil serves plain HTTP.
+    let tls: NIOSSLContext?
     /// A camera's controls, shared by the capture (which applies them at every open) and the
     /// controls endpoints; nil for the test pattern and files.
     let controls: CameraControls?
 
     /// Throws the `ControlError` of controls or `--lock` asked of a source that is not a camera,
-    /// before anything starts.
+    /// and the `TLSFileError` of a certificate or key that cannot be used, before anything starts.
     init(_ configuration: ServeConfiguration, logger: Logger) throws {
+        tls = try configuration.tls?.context()
         controls = try configuration.source.makeControls()
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(
@@ -55,17 +60,19 @@ func buildApplication(
     ControlsController(source: configuration.source.source, controls: parts.controls).addRoutes(to: api)
     StatusController(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
-        streams: parts.streams, metrics: parts.metrics, controls: parts.controls
+        streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls
     ).addRoutes(to: router.group())
 
     return Application(
         router: router,
+        server: .eyedropper(timeouts: configuration.timeouts, tls: parts.tls, counters: parts.connections),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: [CaptureService(parts: parts)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port.map(String.init) ?? "?"
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            logger.notice("serving \(configuration.source.source) on http://\(host):\(port)/")
+            let scheme = parts.tls == nil ? "http" : "https"
+            logger.notice("serving \(configuration.source.source) on \(scheme)://\(host):\(port)/")
         },
         logger: serverLogger(logger))
 }

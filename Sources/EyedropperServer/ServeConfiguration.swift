@@ -19,6 +19,21 @@ public struct ServeConfiguration: Hashable, Sendable {
     /// `--profile` (and `--target`): every sample gains its calibrated colour; nil leaves every
     /// body as it is without them.
     public var calibration: CalibrationSettings?
+    /// How long a connection may hold the server without moving (`ClientTimeouts`).
+    public var timeouts = ClientTimeouts()
+    /// `--tls-cert` and `--tls-key`: HTTPS instead of HTTP.
+    public var tls: TLSFiles?
+
+    /// A PEM certificate chain (the server's certificate first) and its private key.
+    public struct TLSFiles: Hashable, Sendable {
+        public var certificatePath: String
+        public var keyPath: String
+
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+    }
 
     /// A camera profile and what it is compared with (not `Calibration`, the library's fit that
     /// makes a profile). A target without a profile cannot be said: what is compared with it is

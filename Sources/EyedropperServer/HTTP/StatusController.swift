@@ -8,6 +8,7 @@ struct StatusController: Sendable {
     let statistics: CaptureStatistics
     let jpeg: JPEGCache
     let streams: StreamLimit
+    let connections: ConnectionCounters
     let metrics: ServerMetrics
     let controls: CameraControls?
 
@@ -24,7 +25,8 @@ struct StatusController: Sendable {
         _ = try Query(request.uri.query, allowed: [])
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
-            framesEncoded: jpeg.framesEncoded, streamClients: streams.count, points: configuration.points,
+            framesEncoded: jpeg.framesEncoded, streamClients: streams.count,
+            stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeoutsClosed, points: configuration.points,
             controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration)
     }
 }

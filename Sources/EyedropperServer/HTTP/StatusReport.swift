@@ -41,6 +41,13 @@ struct StatusReport: Codable, Hashable, Sendable {
     let profile: Profile?
     /// What the calibrated samples are compared with.
     let target: Target?
+    // Added by issue 14:
+    /// Responses cut off since the start because their client took nothing for --stall-timeout
+    /// (stream clients, nearly always); each freed its stream place.
+    let stalledStreamsClosed: Int
+    /// Connections cut off since the start because a request head was not complete within
+    /// --header-timeout of its first byte.
+    let headerTimeouts: Int
 
     struct Profile: Codable, Hashable, Sendable {
         /// The file, as given.
@@ -70,7 +77,7 @@ struct StatusReport: Codable, Hashable, Sendable {
 
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
-        points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
+        stalledStreamsClosed: Int, headerTimeouts: Int, points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
         calibration: ServeConfiguration.CalibrationSettings?
     ) {
         self.source = source
@@ -87,6 +94,8 @@ struct StatusReport: Codable, Hashable, Sendable {
         conversionMilliseconds = milliseconds.count == 4
             ? Percentiles(p50: milliseconds[0], p90: milliseconds[1], p99: milliseconds[2], max: milliseconds[3]) : nil
         self.streamClients = streamClients
+        self.stalledStreamsClosed = stalledStreamsClosed
+        self.headerTimeouts = headerTimeouts
         self.points = points.map { [$0.x, $0.y] }
         self.controls = Dictionary(controls.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         self.controlWarnings = controlWarnings

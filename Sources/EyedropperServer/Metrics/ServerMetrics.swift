@@ -28,6 +28,8 @@ final class ServerMetrics: Sendable {
     private let framesCaptured: Prometheus.Counter
     private let framesDropped: Prometheus.Counter
     private let framesEncoded: Prometheus.Counter
+    private let stalledStreamsClosed: Prometheus.Counter
+    private let headerTimeouts: Prometheus.Counter
     private let frameRate: Prometheus.Gauge
     private let streamClients: Prometheus.Gauge
     private let residentMemory: Prometheus.Gauge
@@ -55,6 +57,10 @@ final class ServerMetrics: Sendable {
         framesCaptured = registry.makeCounter(descriptor: name("frames_captured", "total", "Frames captured and converted to RGB."))
         framesDropped = registry.makeCounter(descriptor: name("frames_dropped", "total", "Frames the source delivered that were never converted."))
         framesEncoded = registry.makeCounter(descriptor: name("frames_encoded", "total", "Frames compressed to JPEG (once each, on demand)."))
+        stalledStreamsClosed = registry.makeCounter(descriptor: name(
+            "stalled_streams_closed", "total", "Responses cut off because their client took nothing for --stall-timeout."))
+        headerTimeouts = registry.makeCounter(descriptor: name(
+            "header_timeouts", "total", "Connections cut off because a request head was not complete within --header-timeout."))
         frameRate = registry.makeGauge(descriptor: name("frame_rate", "", "Frames converted per second, over the last two seconds."))
         streamClients = registry.makeGauge(descriptor: name("stream_clients", "", "Open MJPEG and event-stream responses."))
         residentMemory = registry.makeGauge(descriptor: name("process_resident_memory", "bytes", "Resident memory of this process."))
@@ -87,7 +93,8 @@ final class ServerMetrics: Sendable {
         scraping.locked {
             sourceUp.set(to: status.error == nil ? 1 : 0)
             for (counter, value) in [(framesCaptured, status.framesCaptured), (framesDropped, status.framesDropped),
-                                     (framesEncoded, status.framesEncoded)] {
+                                     (framesEncoded, status.framesEncoded), (stalledStreamsClosed, status.stalledStreamsClosed),
+                                     (headerTimeouts, status.headerTimeouts)] {
                 counter.reset()
                 counter.increment(by: Int64(value))
             }
