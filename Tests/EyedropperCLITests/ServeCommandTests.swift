@@ -76,12 +76,12 @@ import Glibc
     }
 
     /// A stream client that stopped reading (its socket buffers full, the server's write waiting)
-    /// does not keep the server from stopping.
+    /// does not keep the server from stopping, even long before --stall-timeout would cut it off.
     @Test func stalledStreamDoesNotBlockShutdown() throws {
-        let server = try ServerProcess(["--source", "testpattern"])
+        let server = try ServerProcess(["--source", "testpattern", "--stall-timeout", "600"])
         let stalled = try HTTPConnection(port: server.port)
-        _ = try stalled.get("/api/v1/stream.mjpg")  // and never read again: after 10 s of 1280x720 parts the socket buffers (grown to about 4 MB) are full and the write waits
-        sleep(10)
+        _ = try stalled.get("/api/v1/stream.mjpg")  // and never read again: after 5 s of 1280x720 parts the socket buffers (the server's capped at 256 KiB) are full and the write waits
+        sleep(5)
         let started = Date()
         let stopped = withExtendedLifetime(stalled) { server.stop() }
         #expect(stopped.status == 0, "\(stopped.stderr)")

@@ -233,6 +233,8 @@ import Testing
                 "# TYPE eyedropper_frames_captured_total counter", "# TYPE eyedropper_frames_dropped_total counter",
                 "# TYPE eyedropper_frames_encoded_total counter", "eyedropper_frames_encoded_total 0",
                 "# TYPE eyedropper_frame_rate gauge", "# TYPE eyedropper_stream_clients gauge", "eyedropper_stream_clients 0.0",
+                "# TYPE eyedropper_stalled_streams_closed_total counter", "eyedropper_stalled_streams_closed_total 0",
+                "# TYPE eyedropper_header_timeouts_total counter", "eyedropper_header_timeouts_total 0",
                 "# TYPE eyedropper_conversion_seconds histogram", "# TYPE eyedropper_http_requests_total counter",
                 #"eyedropper_http_requests_total{route="/api/v1/sample",method="GET",status="200"} 1"#,
                 #"eyedropper_http_requests_total{route="NotFound",method="GET",status="404"} 1"#,

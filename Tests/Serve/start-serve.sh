@@ -1,6 +1,6 @@
 # Sourced by the scripts that drive `eyedropper serve` from outside (browser, sanitizer, load).
 # start_serve BINARY LOG [ARGS...]: starts `BINARY serve --listen 127.0.0.1:0 ARGS...` in the
-# background, stderr to LOG, and once it serves sets `server` (its pid) and `port`.
+# background, stderr to LOG, and once it serves (HTTP or HTTPS) sets `server` (its pid) and `port`.
 start_serve() {
   local binary=$1 log=$2
   shift 2
@@ -8,7 +8,7 @@ start_serve() {
   server=$!
   port=""
   for _ in $(seq 100); do
-    port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
+    port=$(sed -n 's|.*on https\{0,1\}://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
     [ -n "$port" ] && return 0
     sleep 0.1
   done

@@ -1,0 +1,300 @@
+"""Clients that hold `eyedropper serve` without moving, against a running server.
+
+    slow_clients.py stalled URL PID STALL_SECONDS [ROUNDS]
+        Rounds of 20 stream clients that read the response head and then stop reading (more than
+        --max-streams 16). Each round: within STALL_SECONDS + 2 s of the last one stalling, a new
+        viewer must get 200 and a whole JPEG part; status must count 16 more stalled streams. The
+        server's RSS (/proc/PID/status) is sampled after each round: the last may not exceed the
+        first by more than 4 MiB.
+    slow_clients.py half URL HEADER_SECONDS [COUNT]
+        COUNT (300) connections send half a request head and wait. Meanwhile a keep-alive client
+        samples; every sample must take under 10 ms. Each half request must be closed by the
+        server between HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after it was sent, and
+        status must count COUNT more header timeouts.
+    slow_clients.py handshake URL HEADER_SECONDS
+        A TLS client that sends the first bytes of its hello and waits is closed between
+        HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after them.
+    slow_clients.py idle URL IDLE_SECONDS
+        A keep-alive connection that makes one request and says nothing more is closed between
+        IDLE_SECONDS - 0.25 and IDLE_SECONDS + 1.5 s after its response.
+
+URL is http://127.0.0.1:PORT or https://...; https is trusted with the CA file in $EYEDROPPER_CA.
+A bearer token in $EYEDROPPER_TOKEN is sent with every request. Prints what it measured and exits
+1 with the reason on the first expectation that fails.
+"""
+import json
+import os
+import selectors
+import socket
+import ssl
+import sys
+import time
+import urllib.parse
+
+BOUNDARY = b"--eyedropperframe"
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+class Server:
+    def __init__(self, url):
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port, self.tls = parts.hostname, parts.port, parts.scheme == "https"
+        self.context = ssl.create_default_context(cafile=os.environ.get("EYEDROPPER_CA")) if self.tls else None
+        token = os.environ.get("EYEDROPPER_TOKEN")
+        self.auth = f"Authorization: Bearer {token}\r\n".encode() if token else b""
+
+    def connect(self, receive_buffer=None):
+        raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if receive_buffer:
+            # A client whose own buffers hold little: what the server sees as "taken" is then
+            # what the client read.
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        raw.settimeout(10)
+        raw.connect((self.host, self.port))
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self.context.wrap_socket(raw, server_hostname=self.host) if self.tls else raw
+
+    def request(self, path):
+        return f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n".encode() + self.auth + b"\r\n"
+
+    def status(self):
+        connection = self.connect()
+        connection.sendall(self.request("/api/v1/status").replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+        connection.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 200"):
+            fail(f"/api/v1/status answered {head.splitlines()[0]!r}")
+        if b"transfer-encoding: chunked" in head.lower():
+            body = dechunk(body)
+        return json.loads(body)
+
+
+def dechunk(body):
+    out = b""
+    while body:
+        size, _, rest = body.partition(b"\r\n")
+        size = int(size, 16)
+        if size == 0:
+            break
+        out += rest[:size]
+        body = rest[size + 2:]
+    return out
+
+
+def read_head(connection):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head, rest
+
+
+def read_response(connection):
+    """A whole response with a Content-Length: its head and body."""
+    head, body = read_head(connection)
+    length = next((int(h.split(b":")[1]) for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")), None)
+    if length is None:
+        fail(f"a response without Content-Length: {head[:80]!r}")
+    while len(body) < length:
+        chunk = connection.recv(65536)
+        if not chunk:
+            fail("the connection closed inside a response body")
+        body += chunk
+    return head, body
+
+
+def resident_bytes(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    fail(f"no VmRSS for pid {pid}")
+
+
+def whole_jpeg_part(connection, rest):
+    """Reads until one whole part of the MJPEG stream has arrived; returns its JPEG bytes."""
+    data = rest
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        start = data.find(BOUNDARY)
+        if start >= 0:
+            header_end = data.find(b"\r\n\r\n", start)
+            if header_end >= 0:
+                headers = data[start:header_end].decode("latin-1").split("\r\n")
+                length = next(int(h.split(":")[1]) for h in headers if h.lower().startswith("content-length"))
+                body = data[header_end + 4:header_end + 4 + length]
+                if len(body) == length:
+                    return body
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    fail("the new viewer got no whole JPEG part within 5 s")
+
+
+def stalled(server, pid, stall_seconds, rounds):
+    rss = []
+    for round_number in range(1, rounds + 1):
+        before = server.status()["stalledStreamsClosed"]
+        clients, refused = [], 0
+        for _ in range(20):
+            client = server.connect(receive_buffer=16384)
+            client.sendall(server.request("/api/v1/stream.mjpg"))
+            head, _ = read_head(client)
+            if head.startswith(b"HTTP/1.1 200"):
+                clients.append(client)  # and never read again
+            elif head.startswith(b"HTTP/1.1 503"):
+                refused += 1
+                client.close()
+            else:
+                fail(f"a stream client got {head[:40]!r}")
+        if len(clients) != 16 or refused != 4:
+            fail(f"round {round_number}: {len(clients)} streams and {refused} refused of 20, expected 16 and 4 (--max-streams 16)")
+        stalled_at = time.monotonic()
+        while True:
+            viewer = server.connect()
+            viewer.sendall(server.request("/api/v1/stream.mjpg"))
+            head, rest = read_head(viewer)
+            waited = time.monotonic() - stalled_at
+            if head.startswith(b"HTTP/1.1 200"):
+                jpeg = whole_jpeg_part(viewer, rest)
+                viewer.close()
+                if not jpeg.startswith(b"\xff\xd8") or not jpeg.endswith(b"\xff\xd9"):
+                    fail("the new viewer's part is not a whole JPEG")
+                break
+            viewer.close()
+            if not head.startswith(b"HTTP/1.1 503"):
+                fail(f"a new viewer got {head[:40]!r}")
+            if waited > stall_seconds + 2:
+                fail(f"round {round_number}: no stream place for a new viewer {waited:.2f} s after 16 clients stalled "
+                     f"(--stall-timeout {stall_seconds} + 2 s)")
+            time.sleep(0.1)
+        # The other 15 stalled a little later, each on its own clock.
+        while (closed := server.status()["stalledStreamsClosed"] - before) < 16 and time.monotonic() < stalled_at + stall_seconds + 2:
+            time.sleep(0.1)
+        for client in clients:
+            client.close()
+        if closed != 16:
+            fail(f"round {round_number}: status counted {closed} stalled streams closed within --stall-timeout + 2 s, expected the 16")
+        time.sleep(0.5)
+        rss.append(resident_bytes(pid))
+        print(f"round {round_number}: a new viewer streamed {waited:.2f} s after 16 clients stalled "
+              f"(--stall-timeout {stall_seconds}); RSS {rss[-1] / 2**20:.1f} MiB")
+    growth = rss[-1] - rss[0]
+    if growth > 4 * 2**20:
+        fail(f"RSS grew {growth / 2**20:.1f} MiB from round 1 to round {rounds}: {[round(r / 2**20, 1) for r in rss]}")
+    print(f"stalled: ok; RSS after each round {[round(r / 2**20, 1) for r in rss]} MiB")
+
+
+def half(server, header_seconds, count):
+    before = server.status()["headerTimeouts"]
+    sampler = server.connect()
+    latencies = []
+
+    def sample():
+        started = time.monotonic()
+        sampler.sendall(server.request("/api/v1/sample?at=0.5,0.5&radius=2"))
+        head, _ = read_response(sampler)
+        latencies.append(time.monotonic() - started)
+        if not head.startswith(b"HTTP/1.1 200"):
+            fail(f"a sample during the half requests got {head[:40]!r}")
+
+    selector = selectors.DefaultSelector()
+    sent_at = {}
+    for index in range(count):
+        connection = server.connect()
+        connection.sendall(server.request("/api/v1/sample").split(b"\r\n", 1)[0] + b"\r\nHost: x\r\n")
+        connection.setblocking(False)
+        sent_at[connection] = time.monotonic()
+        selector.register(connection, selectors.EVENT_READ)
+        if index % 30 == 0:
+            sample()
+    closed_after = []
+    deadline = time.monotonic() + header_seconds + 5
+    while sent_at and time.monotonic() < deadline:
+        sample()
+        for key, _ in selector.select(timeout=0.005):
+            connection = key.fileobj
+            try:
+                data = connection.recv(4096)
+            except (ConnectionResetError, ssl.SSLError):
+                data = b""
+            except (BlockingIOError, ssl.SSLWantReadError):
+                continue
+            if data:
+                fail(f"a half request was answered instead of closed: {data[:60]!r}")
+            closed_after.append(time.monotonic() - sent_at.pop(connection))
+            selector.unregister(connection)
+            connection.close()
+    if sent_at:
+        fail(f"{len(sent_at)} of {count} half requests still open {header_seconds + 5} s after they were sent")
+    early, late = min(closed_after), max(closed_after)
+    if early < header_seconds - 0.25 or late > header_seconds + 1.5:
+        fail(f"half requests closed after {early:.2f} to {late:.2f} s, not at --header-timeout {header_seconds} s")
+    counted = server.status()["headerTimeouts"] - before
+    if counted != count:
+        fail(f"status counted {counted} header timeouts, expected {count}")
+    latencies.sort()
+    slowest = latencies[-1] * 1000
+    print(f"half: {count} half requests closed {early:.2f} to {late:.2f} s after sending (--header-timeout {header_seconds}); "
+          f"{len(latencies)} samples meanwhile: median {latencies[len(latencies) // 2] * 1000:.2f} ms, "
+          f"p99 {latencies[int(len(latencies) * 0.99)] * 1000:.2f} ms, max {slowest:.2f} ms")
+    if slowest >= 10:
+        fail(f"a sample took {slowest:.2f} ms while the half requests were open (the bar: under 10 ms)")
+
+
+def closed_after(connection, seconds, what):
+    """Waits for the server to close `connection`; fails unless it does so about `seconds` from now."""
+    started = time.monotonic()
+    connection.settimeout(seconds + 5)
+    try:
+        data = connection.recv(4096)
+    except (ConnectionResetError, ssl.SSLError):
+        data = b""
+    waited = time.monotonic() - started
+    if data:
+        fail(f"{what} got bytes instead of being closed: {data[:60]!r}")
+    if not (seconds - 0.25 <= waited <= seconds + 1.5):
+        fail(f"{what} was closed {waited:.2f} s after, not at {seconds} s")
+    return waited
+
+
+def handshake(server, header_seconds):
+    raw = socket.create_connection((server.host, server.port))
+    raw.sendall(bytes.fromhex("160301020001"))  # a TLS record header and the first byte of a ClientHello
+    waited = closed_after(raw, header_seconds, "a half TLS handshake")
+    print(f"handshake: a half TLS handshake was closed {waited:.2f} s after its first bytes (--header-timeout {header_seconds})")
+
+
+def idle(server, idle_seconds):
+    connection = server.connect()
+    connection.sendall(server.request("/api/v1/status"))
+    head, _ = read_response(connection)
+    if not head.startswith(b"HTTP/1.1 200"):
+        fail(f"/api/v1/status answered {head[:40]!r}")
+    waited = closed_after(connection, idle_seconds, "a keep-alive connection left idle after its response")
+    print(f"idle: a keep-alive connection was closed {waited:.2f} s after its response (--idle-timeout {idle_seconds})")
+
+
+if __name__ == "__main__":
+    command, url = sys.argv[1], sys.argv[2]
+    server = Server(url)
+    if command == "stalled":
+        stalled(server, int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 3)
+    elif command == "half":
+        half(server, float(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 300)
+    elif command == "handshake":
+        handshake(server, float(sys.argv[3]))
+    elif command == "idle":
+        idle(server, float(sys.argv[3]))
+    else:
+        fail(f"unknown command {command}")
