@@ -19,6 +19,9 @@ public struct ServeConfiguration: Hashable, Sendable {
     /// `--profile` (and `--target`): every sample gains its calibrated colour; nil leaves every
     /// body as it is without them.
     public var calibration: CalibrationSettings?
+    /// `--token-file` or `EYEDROPPER_TOKEN`: every route but the page and `/healthz` then answers
+    /// 401 without `Authorization: Bearer TOKEN`. nil: no token is asked for (loopback, `--no-auth`).
+    public var token: BearerToken?
 
     /// A camera profile and what it is compared with (not `Calibration`, the library's fit that
     /// makes a profile). A target without a profile cannot be said: what is compared with it is

@@ -57,7 +57,7 @@ extension FileDescriptor {
     }
 
     /// Reads a whole (small) file into memory.
-    static func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
+    package static func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
         let fd = try open(reading: path)
         defer { fd.closeReporting() }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
