@@ -100,6 +100,10 @@ extension Page {
       let listing;
       try {
         const response = await api("/api/v1/controls");
+        if (response.status === 401) {  // the line at the top says how to open the page
+          controlsLoaded++;
+          return;
+        }
         listing = await response.json();
         // A newer listing was asked for meanwhile (after a change was set): this one is stale.
         if (request !== listings) return;
