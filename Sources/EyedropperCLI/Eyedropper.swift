@@ -68,6 +68,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as ChartGeometryError: (error.description, 64)
         case let error as CalibrationError: (error.description, 65)
         case let error as TLSFileError: (error.description, error.status)
+        case let error as TokenFileError: (error.description, tokenFileStatus(error))
         default: nil
         }
     }
@@ -101,4 +102,14 @@ func controlStatus(_ error: ControlError) -> Int32 {
     if error.isUsage { return 64 }
     if case let .file(_, _, missing) = error.kind { return missing ? 66 : 65 }
     return 74
+}
+
+/// The sysexits status for a token file: 66 missing, 77 not readable by this user, 65 empty,
+/// unusable or unreadable otherwise.
+func tokenFileStatus(_ error: TokenFileError) -> Int32 {
+    switch error.kind {
+    case .missing: 66
+    case .permissionDenied: 77
+    case .unreadable, .empty, .unusable: 65
+    }
 }

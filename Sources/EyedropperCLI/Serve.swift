@@ -21,6 +21,14 @@ struct Serve: AsyncParsableCommand {
             read back), POST /api/v1/controls/lock (as --lock, now). What is set is applied again \
             after every reconnect. Stops on Ctrl-C or SIGTERM.
 
+            Access: loopback (the default) needs nothing. Any other --listen address needs a \
+            bearer token, from --token-file FILE or else the environment variable \
+            EYEDROPPER_TOKEN (--token-file wins when both are given), or --no-auth, said on \
+            stderr at the start; without either serve exits 64. With a token, on any address, \
+            every endpoint but GET / (the page, the same static text for everyone) and \
+            GET /healthz answers 401 without Authorization: Bearer TOKEN; open the page as \
+            http://HOST:PORT/#token=TOKEN and it sends the token itself.
+
             --profile PROFILE.json (from eyedropper calibrate) adds each sample's "calibrated" \
             colour to /api/v1/sample and /api/v1/samples, as `sample --profile` does, and \
             --target its "deltaE" and "pass"; /api/v1/status gains "profile" (with warnings \
@@ -36,6 +44,9 @@ struct Serve: AsyncParsableCommand {
         "Address and port to listen on; port 0 picks a free one. Anything but loopback is reachable by others.",
         valueName: "HOST:PORT"))
     var listen = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    /// Who may use it: a bearer token (--token-file, EYEDROPPER_TOKEN) or --no-auth.
+    @OptionGroup var access: AccessOptions
 
     /// The points sampled in every frame for /api/v1/samples, and the default of /api/v1/sample.
     @OptionGroup var sampling: PointOptions
@@ -74,9 +85,7 @@ struct Serve: AsyncParsableCommand {
             configuration.calibration = .init(profile: calibrated.profile, path: path, target: calibrated.target)
         }
         let logger = input.diagnostics.logger
-        if !configuration.isLoopback {
-            logger.warning("warning: listening on \(listen.host), not loopback: anyone who can reach this machine can watch the camera")
-        }
+        configuration.token = try access.token(for: configuration, logger: logger)
         try await EyedropperServer.run(configuration, logger: logger)
     }
 }

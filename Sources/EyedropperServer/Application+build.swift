@@ -47,13 +47,14 @@ struct ServerParts: Sendable {
     }
 }
 
-func buildApplication(
-    _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
-) -> some ApplicationProtocol {
+/// Every route, behind the middleware: counted, errors as JSON, and with a token, refused without it.
+func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
     router.add(middleware: JSONErrorMiddleware())
+    if let token = configuration.token { router.add(middleware: TokenMiddleware(token: token)) }
     PageController().addRoutes(to: router.group())
+    HealthController().addRoutes(to: router.group())
     let api = router.group("api/v1")
     SampleController(configuration: configuration, frames: parts.frames, streams: parts.streams).addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
@@ -62,6 +63,13 @@ func buildApplication(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
         streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls
     ).addRoutes(to: router.group())
+    return router
+}
+
+func buildApplication(
+    _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
+) -> some ApplicationProtocol {
+    let router = buildRouter(configuration, parts: parts)
 
     return Application(
         router: router,

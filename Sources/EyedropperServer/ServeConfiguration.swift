@@ -19,6 +19,9 @@ public struct ServeConfiguration: Hashable, Sendable {
     /// `--profile` (and `--target`): every sample gains its calibrated colour; nil leaves every
     /// body as it is without them.
     public var calibration: CalibrationSettings?
+    /// `--token-file` or `EYEDROPPER_TOKEN`: every route but the page and `/healthz` then answers
+    /// 401 without `Authorization: Bearer TOKEN`. nil: no token is asked for (loopback, `--no-auth`).
+    public var token: BearerToken?
     /// How long a connection may hold the server without moving (`ClientTimeouts`).
     public var timeouts = ClientTimeouts()
     /// `--tls-cert` and `--tls-key`: HTTPS instead of HTTP.

@@ -5,7 +5,7 @@
 # drawn, calibrated and served with --profile and --target, and the page's calibrated colour, ΔE
 # and PASS / FAIL are checked against the API's (Tests/Browser/calibrated_page.py). Needs a release
 # build (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png and
-# .build/browser/calibrated.png.
+# .build/browser/calibrated.png. Between the two, the page of a server with a token (--token-file).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps chromium python3
@@ -15,6 +15,18 @@ source Tests/Serve/start-serve.sh
 start_serve .build/release/eyedropper .build/browser/serve.log --source testpattern "${points[@]/#/--at=}"
 trap 'kill $server 2>/dev/null || true' EXIT
 python3 Tests/Browser/click_sample.py "http://127.0.0.1:$port/" .build/browser/page.png "${points[@]}"
+kill -TERM $server
+wait $server
+trap - EXIT
+
+# With a token (--token-file): the page opened as /#token=TOKEN does all of the above with the
+# token on every request; a tab without it shows how to open it (.build/browser/page-token.png and
+# page-token-refused.png).
+token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$token" >.build/browser/token
+start_serve .build/release/eyedropper .build/browser/serve-token.log --source testpattern --token-file .build/browser/token "${points[@]/#/--at=}"
+trap 'kill $server 2>/dev/null || true' EXIT
+python3 Tests/Browser/click_sample.py --token "$token" "http://127.0.0.1:$port/" .build/browser/page-token.png "${points[@]}"
 kill -TERM $server
 wait $server
 trap - EXIT

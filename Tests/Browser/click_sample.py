@@ -8,6 +8,12 @@ usage: click_sample.py URL SCREENSHOT.png X,Y [X,Y ...]
     Against the test pattern (Tests/Browser/browser-tests.sh): clicks two bars and checks the
     colour, mean +- sd and clipped shown; a marker at each X,Y (the server's --at points, in
     order) and at the click; the plot receiving samples for every point.
+usage: click_sample.py --token TOKEN URL SCREENSHOT.png X,Y [X,Y ...]
+    Against the test pattern served with that token (--token-file): opens URL#token=TOKEN and runs
+    the same checks (the picture, the clicks, the plot: every request sent with the token), and
+    that the token left the address bar for this tab's sessionStorage, that the picture changes,
+    and that a reload keeps working; then a new tab opened without the token shows the one line
+    saying how to open the page with it (its screenshot: SCREENSHOT with -refused before .png).
 usage: click_sample.py --controls URL SCREENSHOT.png
     Against a server reading a real camera with vivid's controls (Tests/VM): sets saturation to 0
     with the page's slider and reads it back through GET /api/v1/controls; checks gain is shown
@@ -143,13 +149,15 @@ def screenshot(browser, path):
     print(f"screenshot: {path}")
 
 
-def test_pattern(url, path, points):
+def test_pattern(url, path, points, token=None):
     checks = Checks()
     browser = Browser()
     try:
-        browser.open(url)
+        browser.open(url + (f"#token={token}" if token else ""))
         # The picture is live: wait until the MJPEG stream has delivered a frame.
         browser.wait_for("document.getElementById('picture').naturalWidth > 0")
+        if token:
+            token_kept(browser, checks, url, token)
         box = browser.evaluate("(() => { const r = document.getElementById('picture').getBoundingClientRect();"
                                " return {left: r.left, top: r.top, width: r.width, height: r.height}; })()")
 
@@ -217,9 +225,49 @@ def test_pattern(url, path, points):
                                       " + document.getElementById('calibration').childElementCount")
         checks.check(calibrated == 0, f"no calibrated colour, verdict or profile shown without --profile: {calibrated} elements")
         screenshot(browser, path)
+        if token:
+            # A reload in the same tab: the token comes from sessionStorage now.
+            browser.send("Page.reload")
+            browser.wait_for("document.readyState == 'complete' && !!window.eyedropper")
+            browser.wait_for("document.getElementById('picture').naturalWidth > 0")
+            browser.wait_for("window.eyedropper.plotPoints().every(n => n > 0)")
+            checks.check(browser.evaluate("document.getElementById('access').hidden"), "after a reload: no 401 line")
+            token_kept(browser, checks, url, token)
+            refused(browser, checks, url, path.replace(".png", "-refused.png"))
     finally:
         browser.close()
     return checks.failures
+
+
+def token_kept(browser, checks, url, token):
+    """The token left the address bar for sessionStorage, and the picture is a stream of frames."""
+    address = browser.evaluate("location.href")
+    checks.check(address == url and "token" not in address, f"the address bar no longer holds the token: {address}")
+    stored = browser.evaluate("sessionStorage.getItem('eyedropper-token')")
+    checks.check(stored == token, "the token is kept in this tab's sessionStorage")
+    first = browser.evaluate("document.getElementById('picture').src")
+    try:
+        browser.wait_for(f"document.getElementById('picture').src != {json.dumps(first)}", 5)
+        changed = True
+    except RuntimeError:
+        changed = False
+    checks.check(first.startswith("blob:") and changed, f"the picture is frame after frame read with the token ({first[:40]}...)")
+    checks.check(browser.evaluate("document.getElementById('access').hidden"), "no 401 line with the token")
+
+
+def refused(browser, checks, url, path):
+    """A new tab (its own sessionStorage) opened without the token: the line saying how to open it."""
+    browser.open(url)
+    try:
+        browser.wait_for("!document.getElementById('access').hidden", 10)
+    except RuntimeError:
+        pass
+    line = browser.evaluate("document.getElementById('access').hidden ? '' : document.getElementById('access').textContent")
+    print(f"without the token the page says: {line!r}")
+    checks.check(line == f"This server needs its token: open the page as {url}#token=TOKEN, with the token of "
+                 "eyedropper serve's --token-file or EYEDROPPER_TOKEN.", f"without the token, one line on how to open the page: {line!r}")
+    checks.check(browser.evaluate("document.getElementById('picture').naturalWidth") == 0, "and no picture")
+    screenshot(browser, path)
 
 
 def set_range(browser, name, value):
@@ -294,7 +342,11 @@ def main():
     arguments = sys.argv[1:]
     if arguments[:1] == ["--controls"] and len(arguments) == 3:
         finish(lambda: controls(arguments[1], arguments[2]))
-    elif len(arguments) >= 3 and arguments[0] != "--controls":  # the checks per point need a point
+    elif arguments[:1] == ["--token"] and len(arguments) >= 5:
+        token, url = arguments[1], arguments[2] if arguments[2].endswith("/") else arguments[2] + "/"
+        points = [tuple(float(v) for v in point.split(",")) for point in arguments[4:]]
+        finish(lambda: test_pattern(url, arguments[3], points, token))
+    elif len(arguments) >= 3 and arguments[0] not in ("--controls", "--token"):  # the checks per point need a point
         url = arguments[0] if arguments[0].endswith("/") else arguments[0] + "/"
         points = [tuple(float(v) for v in point.split(",")) for point in arguments[2:]]
         finish(lambda: test_pattern(url, arguments[1], points))

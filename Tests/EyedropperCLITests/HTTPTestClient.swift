@@ -42,9 +42,9 @@ final class HTTPConnection {
 
     deinit { close(fd) }
 
-    /// Sends a GET and reads the status line and headers.
-    func get(_ target: String) throws -> (status: Int, headers: [String: String]) {
-        send(target)
+    /// Sends a GET (with `Authorization: AUTHORIZATION` when given) and reads the status line and headers.
+    func get(_ target: String, authorization: String? = nil) throws -> (status: Int, headers: [String: String]) {
+        send(target, authorization: authorization)
         while true {
             if let end = find([13, 10, 13, 10]) {
                 let head = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
@@ -63,8 +63,9 @@ final class HTTPConnection {
     }
 
     /// Sends a GET, reading nothing.
-    func send(_ target: String) {
-        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    func send(_ target: String, authorization: String? = nil) {
+        let header = authorization.map { "Authorization: \($0)\r\n" } ?? ""
+        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(header)Connection: close\r\n\r\n"
         _ = request.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     }
 
@@ -132,9 +133,9 @@ final class HTTPConnection {
 }
 
 /// One whole GET on a new connection.
-func httpGet(port: Int, _ target: String) throws -> HTTPResponseRead {
+func httpGet(port: Int, _ target: String, authorization: String? = nil) throws -> HTTPResponseRead {
     let connection = try HTTPConnection(port: port)
-    let (status, headers) = try connection.get(target)
+    let (status, headers) = try connection.get(target, authorization: authorization)
     return HTTPResponseRead(status: status, headers: headers, body: try connection.readBody())
 }
 
@@ -150,11 +151,20 @@ final class ServerProcess {
     private let errors = Pipe()
     private(set) var stderr = ""
 
+    /// `Authorization` for the requests of `get` and the wait for the first frame: the server's token.
+    let authorization: String?
+
     /// Starts the built `eyedropper serve --listen 127.0.0.1:0` with `arguments` and waits for the
-    /// line that names the port, then (`waitForFrame`) for the first frame to be published.
-    init(_ arguments: [String], listen: String = "127.0.0.1:0", waitForFrame: Bool = true) throws {
+    /// line that names the port, then (`waitForFrame`) for the first frame to be published. The
+    /// server has `EYEDROPPER_TOKEN` only if `environment` gives it; `token` is sent by `get`.
+    init(
+        _ arguments: [String], listen: String = "127.0.0.1:0", waitForFrame: Bool = true, environment: [String: String] = [:],
+        token: String? = nil
+    ) throws {
         process.executableURL = eyedropperExecutable
         process.arguments = ["serve", "--listen", listen] + arguments
+        process.environment = serveEnvironment(environment)
+        authorization = token.map { "Bearer " + $0 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
@@ -180,7 +190,7 @@ final class ServerProcess {
         }
     }
 
-    func get(_ target: String) throws -> HTTPResponseRead { try httpGet(port: port, target) }
+    func get(_ target: String) throws -> HTTPResponseRead { try httpGet(port: port, target, authorization: authorization) }
 
     /// Sends `signal` and returns the exit status and everything written to stderr; kills the
     /// server (status SIGKILL) if it has not ended 10 seconds later.
@@ -195,4 +205,12 @@ final class ServerProcess {
         stderr += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationStatus, stderr)
     }
+}
+
+/// This process's environment for a child `eyedropper serve`, without an `EYEDROPPER_TOKEN` of the
+/// person running the tests, and with `extra`.
+func serveEnvironment(_ extra: [String: String]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["EYEDROPPER_TOKEN"] = nil
+    return environment.merging(extra) { $1 }
 }

@@ -271,7 +271,9 @@ import Testing
             let page = try await client.get("/")
             #expect(page.status == .ok)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
-            #expect(page.text.contains(#"<img id="picture" src="/api/v1/stream.mjpg""#))
+            // The picture's stream is started by the script, with the token when the page has one.
+            #expect(page.text.contains(#"<img id="picture""#))
+            #expect(page.text.contains(#"picture.src = "/api/v1/stream.mjpg""#))
             #expect(page.text.contains("/api/v1/sample?at="))
         }
     }

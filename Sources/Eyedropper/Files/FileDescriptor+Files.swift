@@ -56,9 +56,8 @@ extension FileDescriptor {
         }
     }
 
-    /// Reads a whole (small) file into memory (public for the server's certificate, key and token
-    /// files).
-    public static func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
+    /// Reads a whole (small) file into memory (for the server's certificate, key and token too).
+    package static func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
         let fd = try open(reading: path)
         defer { fd.closeReporting() }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)

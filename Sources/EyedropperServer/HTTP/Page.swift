@@ -6,7 +6,8 @@ import Hummingbird
 /// of each point's mean over the last minute from the event stream, its sd as a band; the camera's
 /// controls, built from the listing, with a Lock button. With `--profile`, each sample's
 /// calibrated colour beside the camera's, and with `--target` its ΔE and a PASS or FAIL mark big
-/// enough to read across a bench. The script is `Page.script`.
+/// enough to read across a bench. The script is `Page.script`. Open to anyone, with or without a
+/// token: the same static text for everyone; the script takes the token from `#token=`.
 enum Page {
     static let html = #"""
     <!doctype html>
@@ -67,6 +68,8 @@ enum Page {
       button:hover { background: #eee; }
       .error { color: #b00020; }
       #status { color: var(--muted); font-size: 12px; }
+      #access { font-weight: 600; background: #fdecee; border: 1px solid #f3b7bf; border-radius: 6px; padding: 8px 12px; }
+      #access[hidden] { display: none; }
       #warnings { margin: 6px 0 0; padding-left: 18px; font-size: 12px; color: #8a5a00; }
       /* --profile and --target: the calibrated colour, ΔE and a verdict readable from metres away */
       #calibration { font-size: 12px; margin: -2px 0 10px; display: flex; flex-direction: column; gap: 2px; }
@@ -96,7 +99,8 @@ enum Page {
     </head>
     <body>
     <div id="main">
-      <div id="stage"><img id="picture" src="/api/v1/stream.mjpg" alt="live picture: click to sample"></div>
+      <div id="access" class="error" hidden></div>
+      <div id="stage"><img id="picture" alt="live picture: click to sample"></div>
       <div id="plot-card" class="card">
         <div id="plot-head">
           <h2>Mean over the last minute, ± sd</h2>

@@ -81,7 +81,7 @@ extension Page {
       row.say("setting…", false);
       row.busy = row.sending = true;
       try {
-        const response = await fetch("/api/v1/controls", {
+        const response = await api("/api/v1/controls", {
           method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [name]: value }) });
         const body = await response.json();
         if (!response.ok) throw new Error(body.error);
@@ -99,7 +99,11 @@ extension Page {
       const request = ++listings;
       let listing;
       try {
-        const response = await fetch("/api/v1/controls");
+        const response = await api("/api/v1/controls");
+        if (response.status === 401) {  // the line at the top says how to open the page
+          controlsLoaded++;
+          return;
+        }
         listing = await response.json();
         // A newer listing was asked for meanwhile (after a change was set): this one is stale.
         if (request !== listings) return;
@@ -145,7 +149,7 @@ extension Page {
       note.textContent = "locking…";
       note.className = "quiet";
       try {
-        const response = await fetch("/api/v1/controls/lock", { method: "POST" });
+        const response = await api("/api/v1/controls/lock", { method: "POST" });
         const body = await response.json();
         if (!response.ok) throw new Error(body.error);
         const made = Object.entries(body).map(([name, value]) => `${name}=${value}`);

@@ -4,9 +4,8 @@ extension Page {
     static let plotScript = #"""
     // --- the event stream and the plot ---------------------------------------------------------
 
-    const events = new EventSource("/api/v1/samples");
-    events.onmessage = (event) => {
-      const body = JSON.parse(event.data);
+    eventStream("/api/v1/samples", (data) => {
+      const body = JSON.parse(data);
       const t = performance.now() / 1000;
       body.samples.forEach((sample, i) => {
         const mean = Array.isArray(sample.mean) ? sample.mean : [sample.r, sample.g, sample.b];
@@ -14,10 +13,7 @@ extension Page {
         latest[i] = sample;
       });
       plotDirty = true;
-    };
-    events.onerror = () => {
-      if (events.readyState === EventSource.CLOSED) $("legend").append(" · the event stream closed: reload to try again");
-    };
+    }, () => $("legend").append(" · the event stream closed: reload to try again"));
 
     const lumaWeights = [0.2126, 0.7152, 0.0722];
     /// The plotted value and the half-width of its band. Luma's band is the weighted sum of the

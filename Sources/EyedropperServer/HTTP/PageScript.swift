@@ -3,10 +3,11 @@ extension Page {
     /// panel, and with `--profile` the calibrated colour. Written against the per-sample
     /// statistics (`mean`, `sd`, `n`, `clipped`) and tolerating their absence, and against
     /// `calibrated`, `deltaE` and `pass`, showing nothing of them where a sample has none.
-    /// `window.eyedropper` is a read-only hook for the browser test. One script, in the order
+    /// Every request goes through `api` or `eventStream` (`accessScript`), which add the token when
+    /// the page has one. `window.eyedropper` is a read-only hook for the browser test. One script, in the order
     /// its parts are declared in (top-level `let`s are used by the parts after them); each part
     /// lives in the file of its concept.
-    static let script = scriptSetup + calibrationScript + clickScript + plotScript + statusScript + controlsScript + hookScript
+    static let script = scriptSetup + accessScript + calibrationScript + clickScript + plotScript + statusScript + controlsScript + hookScript
 
     /// Shared state, the point markers and the text of one sample's numbers.
     static let scriptSetup = #"""
@@ -91,7 +92,7 @@ extension Page {
       clickMarker = marker(x, y, "click", "", "");
       const message = $("message");
       try {
-        const response = await fetch(`/api/v1/sample?at=${x.toFixed(4)},${y.toFixed(4)}`);
+        const response = await api(`/api/v1/sample?at=${x.toFixed(4)},${y.toFixed(4)}`);
         const body = await response.json();
         if (!response.ok) throw new Error(body.error);
         const sample = body.samples[0];
@@ -131,7 +132,9 @@ extension Page {
 
     async function loadStatus() {
       try {
-        const status = await (await fetch("/api/v1/status")).json();
+        const response = await api("/api/v1/status");
+        if (response.status === 401) return;  // the line at the top says how to open the page
+        const status = await response.json();
         if (JSON.stringify(status.points) !== JSON.stringify(points)) {
           points = status.points || [];
           showPoints();
