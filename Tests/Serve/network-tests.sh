@@ -3,7 +3,8 @@
 # (Tests/Serve/slow_clients.py): 20 stalled stream clients, three rounds, with a new viewer
 # streaming within --stall-timeout + 2 s and the RSS flat; 300 half-sent request heads closed at
 # --header-timeout while samples stay under 10 ms; a keep-alive connection closed at
-# --idle-timeout; a half TLS handshake closed at --header-timeout. Short timeouts keep it quick:
+# --idle-timeout; over HTTPS with a token, every endpoint 401 without it and answered with it,
+# and a half TLS handshake closed at --header-timeout. Short timeouts keep it quick:
 # the bars are relative to them. Needs a release build (Scripts/test makes one).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,14 +30,50 @@ echo "over HTTPS (a self-signed certificate for 127.0.0.1, made here):"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
   -addext subjectAltName=IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>"$work/openssl.log" \
   || { cat "$work/openssl.log" >&2; exit 1; }
+openssl rand -hex 32 > "$work/token"
 start_serve .build/release/eyedropper "$work/serve-https.log" --source testpattern "${timeouts[@]}" \
-  --tls-cert "$work/cert.pem" --tls-key "$work/key.pem"
+  --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" --token-file "$work/token"
 trap 'kill $server 2>/dev/null || true' EXIT
 grep -q "on https://127.0.0.1:$port/" "$work/serve-https.log" || { echo "serve did not say https://" >&2; exit 1; }
 url="https://127.0.0.1:$port"
+# Every endpoint over HTTPS: 401 (with the JSON body) without the token, its own answer with it.
+# (In process, EyedropperServerTests.AccessTests does the same over HTTP for every route and method.)
+answer() {  # answer METHOD PATH [TOKEN]: the status code, reading at most 2 s of a stream
+  local auth=()
+  [ $# -gt 2 ] && auth=(-H "Authorization: Bearer $3")
+  [ "$1" = PUT ] && auth+=(-H "Content-Type: application/json" --data '{"brightness": 128}')
+  curl -s -o "$work/body" -w '%{http_code}' --max-time 2 --cacert "$work/cert.pem" -X "$1" "${auth[@]}" "$url$2" || true
+}
+checked=0
+while read -r method path with; do
+  without=$(answer "$method" "$path")
+  expected=401
+  case $path in /|/healthz) expected=200 ;; esac
+  [ "$without" = "$expected" ] || { echo "FAIL: $method $path over HTTPS without the token: $without, expected $expected" >&2; exit 1; }
+  if [ "$expected" = 401 ] && ! grep -q '"parameter":"Authorization"' "$work/body"; then
+    echo "FAIL: $method $path: the 401 body is $(cat "$work/body")" >&2; exit 1
+  fi
+  got=$(answer "$method" "$path" "$(cat "$work/token")")
+  [ "$got" = "$with" ] || { echo "FAIL: $method $path over HTTPS with the token: $got, expected $with" >&2; exit 1; }
+  checked=$((checked + 1))
+done <<'ROUTES'
+GET / 200
+GET /healthz 200
+GET /api/v1/sample?at=0.5,0.5 200
+GET /api/v1/samples 200
+GET /api/v1/frame.jpg 200
+GET /api/v1/stream.mjpg 200
+GET /api/v1/status 200
+GET /metrics 200
+GET /api/v1/controls 200
+PUT /api/v1/controls 409
+POST /api/v1/controls/lock 409
+GET /nothing-here 404
+ROUTES
+echo "HTTPS: $checked endpoints answer 401 without the token and their own status with it (409: the test pattern has no controls)"
 export EYEDROPPER_CA="$work/cert.pem"
-python3 Tests/Serve/slow_clients.py stalled "$url" "$server" 3 1
-python3 Tests/Serve/slow_clients.py half "$url" 2 300
+EYEDROPPER_TOKEN=$(cat "$work/token") python3 Tests/Serve/slow_clients.py stalled "$url" "$server" 3 1
+EYEDROPPER_TOKEN=$(cat "$work/token") python3 Tests/Serve/slow_clients.py half "$url" 2 300
 python3 Tests/Serve/slow_clients.py handshake "$url" 2
 kill -TERM $server
 wait $server

