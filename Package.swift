@@ -57,7 +57,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            resources: [.embedInCode("openapi.json")]  // the API's contract, served as it is kept
         ),
         .executableTarget(
             name: "EyedropperCLI",

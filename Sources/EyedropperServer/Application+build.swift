@@ -42,9 +42,8 @@ struct ServerParts: Sendable {
     }
 }
 
-func buildApplication(
-    _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
-) -> some ApplicationProtocol {
+/// The routes: `buildApplication` serves them, and the tests hold them against the OpenAPI document.
+func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
     router.add(middleware: JSONErrorMiddleware())
@@ -57,9 +56,15 @@ func buildApplication(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
         streams: parts.streams, metrics: parts.metrics, controls: parts.controls
     ).addRoutes(to: router.group())
+    OpenAPIController().addRoutes(to: api)
+    return router
+}
 
-    return Application(
-        router: router,
+func buildApplication(
+    _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
+) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(configuration, parts: parts),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: [CaptureService(parts: parts)],
         onServerRunning: { channel in
