@@ -323,6 +323,21 @@ import Testing
         }
     }
 
+    /// TRACE and QUERY on a known path are 405 with Allow, like every other method the path does not
+    /// answer (schemathesis found them 404: only the usual methods were refused). Catches a 404 or a
+    /// missing Allow for them.
+    @Test(arguments: ["TRACE", "QUERY"])
+    func rarerMethodsOnKnownPathsAreNotAllowed(method: String) async throws {
+        try await withServer(serveConfiguration(Self.small), waitForFrame: false) { client in
+            for (path, allow) in [("/", "GET"), ("/api/v1/sample", "GET"), ("/api/v1/controls", "GET, PUT"), ("/api/v1/controls/lock", "POST")] {
+                let response = try await client.execute(uri: path, method: try #require(HTTPRequest.Method(method)))
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                #expect(response.headers[.contentType] == "application/json", "\(method) \(path)")
+            }
+        }
+    }
+
     /// A camera that cannot be opened: the frame endpoints say why with 503, status and metrics
     /// say it failed. Catches a 500, an empty body, or a source reported up.
     @Test func failingSourceIsServiceUnavailable() async throws {
