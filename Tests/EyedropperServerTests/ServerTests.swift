@@ -303,6 +303,17 @@ import Testing
         }
     }
 
+    /// A parameter given to an endpoint that takes none says so, and one that takes some lists them.
+    /// Catches "this endpoint takes " with nothing after it (found by stream_check.py on the streams).
+    @Test func unknownParametersSayWhatTheEndpointTakes() async throws {
+        try await withServer(serveConfiguration(Self.small), waitForFrame: false) { client in
+            let none = try await client.get("/api/v1/status?verbose=1")
+            #expect(none.text == #"{"error":"unknown parameter; this endpoint takes none","parameter":"verbose"}"#)
+            let some = try await client.get("/api/v1/sample?colour=red")
+            #expect(some.text == #"{"error":"unknown parameter; this endpoint takes at, radius","parameter":"colour"}"#)
+        }
+    }
+
     /// An unknown path is 404 and a known path with another method 405, both as JSON like every
     /// other error. Catches Hummingbird's own empty 404, or 404 for a wrong method.
     @Test func unknownPathsAndMethodsAnswerJSON() async throws {
