@@ -66,7 +66,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            resources: [.embedInCode("openapi.json")]  // the API's contract, served as it is kept
         ),
         .executableTarget(
             name: "EyedropperCLI",

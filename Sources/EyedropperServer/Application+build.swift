@@ -47,7 +47,8 @@ struct ServerParts: Sendable {
     }
 }
 
-/// Every route, behind the middleware: counted, errors as JSON, and with a token, refused without it.
+/// Every route, behind the middleware: counted, errors as JSON, and with a token, refused without
+/// it. `buildApplication` serves them, and the tests hold them against the OpenAPI document.
 func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
@@ -63,16 +64,15 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
         streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls
     ).addRoutes(to: router.group())
+    OpenAPIController().addRoutes(to: api)
     return router
 }
 
 func buildApplication(
     _ configuration: ServeConfiguration, parts: ServerParts, logger: Logger
 ) -> some ApplicationProtocol {
-    let router = buildRouter(configuration, parts: parts)
-
-    return Application(
-        router: router,
+    Application(
+        router: buildRouter(configuration, parts: parts),
         server: .eyedropper(timeouts: configuration.timeouts, tls: parts.tls, counters: parts.connections),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: [CaptureService(parts: parts)],

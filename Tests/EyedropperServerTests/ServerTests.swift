@@ -307,6 +307,17 @@ import Testing
         }
     }
 
+    /// A parameter given to an endpoint that takes none says so, and one that takes some lists them.
+    /// Catches "this endpoint takes " with nothing after it (found by stream_check.py on the streams).
+    @Test func unknownParametersSayWhatTheEndpointTakes() async throws {
+        try await withServer(serveConfiguration(Self.small), waitForFrame: false) { client in
+            let none = try await client.get("/api/v1/status?verbose=1")
+            #expect(none.text == #"{"error":"unknown parameter; this endpoint takes none","parameter":"verbose"}"#)
+            let some = try await client.get("/api/v1/sample?colour=red")
+            #expect(some.text == #"{"error":"unknown parameter; this endpoint takes at, radius","parameter":"colour"}"#)
+        }
+    }
+
     /// An unknown path is 404 and a known path with another method 405, both as JSON like every
     /// other error. Catches Hummingbird's own empty 404, or 404 for a wrong method.
     @Test func unknownPathsAndMethodsAnswerJSON() async throws {
@@ -324,6 +335,21 @@ import Testing
             #expect(post.text == #"{"error":"\/api\/v1\/sample answers GET only, not POST"}"#)
             let delete = try await client.delete("/metrics")
             #expect(delete.status == .methodNotAllowed)
+        }
+    }
+
+    /// TRACE and QUERY on a known path are 405 with Allow, like every other method the path does not
+    /// answer (schemathesis found them 404: only the usual methods were refused). Catches a 404 or a
+    /// missing Allow for them.
+    @Test(arguments: ["TRACE", "QUERY"])
+    func rarerMethodsOnKnownPathsAreNotAllowed(method: String) async throws {
+        try await withServer(serveConfiguration(Self.small), waitForFrame: false) { client in
+            for (path, allow) in [("/", "GET"), ("/api/v1/sample", "GET"), ("/api/v1/controls", "GET, PUT"), ("/api/v1/controls/lock", "POST")] {
+                let response = try await client.execute(uri: path, method: try #require(HTTPRequest.Method(method)))
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                #expect(response.headers[.contentType] == "application/json", "\(method) \(path)")
+            }
         }
     }
 

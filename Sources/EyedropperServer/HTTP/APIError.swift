@@ -94,16 +94,25 @@ extension RouterMethods {
         return refusingMethods(path, but: [.get])
     }
 
-    /// Routes every usual method on `path` but those in `allowed` to 405, naming those allowed.
+    /// Routes every method on `path` but those in `allowed` to 405, naming those allowed.
     @discardableResult
     func refusingMethods(_ path: RouterPath, but allowed: [HTTPRequest.Method]) -> Self {
-        for method: HTTPRequest.Method in [.get, .head, .post, .put, .patch, .delete, .options] where !allowed.contains(method) {
+        for method in HTTPRequest.Method.aimedAtPaths where !allowed.contains(method) {
             on(path, method: method) { request, _ -> Response in
                 throw MethodNotAllowed(method: request.method, path: request.uri.path, allowed: allowed)
             }
         }
         return self
     }
+}
+
+extension HTTPRequest.Method {
+    /// The methods a request may aim at a path with: RFC 9110's but CONNECT (whose target is a host,
+    /// never a path), and QUERY (the safe method with a body, an HTTP working group draft). Any of
+    /// them on a known path that does not take it is 405, not the 404 of a path that is not there.
+    static let aimedAtPaths: [HTTPRequest.Method] = [
+        .get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!,
+    ]
 }
 
 private struct ErrorBody: Encodable {

@@ -19,7 +19,8 @@ struct Query {
                 throw BadParameter(parameter: String(item), reason: "malformed query: expected name=value")
             }
             guard allowed.contains(name) else {
-                throw BadParameter(parameter: name, reason: "unknown parameter; this endpoint takes \(allowed.sorted().joined(separator: ", "))")
+                let taken = allowed.isEmpty ? "none" : allowed.sorted().joined(separator: ", ")
+                throw BadParameter(parameter: name, reason: "unknown parameter; this endpoint takes \(taken)")
             }
             items.append((name, value))
         }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The HTTP API against its contract, Sources/EyedropperServer/openapi.json: schemathesis (PyPI)
+# loads the document from the running server (/api/v1/openapi.json) and sends every operation
+# valid and invalid requests (positive and negative modes, its examples, coverage and fuzzing
+# phases), failing on any 5xx, a status code, content type, header or body the document does not
+# give for that operation, valid data refused or invalid data accepted, another method not 405 with
+# Allow. Twice: on the test pattern, then on a chart served with --profile and --target (samples
+# and status gain their calibrated fields). Builds nothing: give the binary as $EYEDROPPER
+# (default .build/release/eyedropper). The Python packages live in a venv of their own,
+# .build/schemathesis-venv, made on the first run and reused. Reports (JUnit) and the servers' logs
+# go to .build/api. SCHEMATHESIS_EXAMPLES bounds the examples per operation (default 500: about a
+# minute in all; the seed is fixed, so a run is repeatable).
+#
+# The two streams (/api/v1/samples, /api/v1/stream.mjpg) never end, and schemathesis reads a
+# response to its end: its request timeout is between two reads, and a frame comes every 33 ms,
+# so it would wait for ever. So schemathesis gets their error paths alone (negative mode, the
+# plain GET dropped by stream_hooks.py: what is left is every other method, 405 with Allow), and
+# stream_check.py reads their first events and parts and checks them against the document
+# (content type, Cache-Control, each event's data against its schema, each part a whole JPEG),
+# a parameter they do not take (400), then opens --max-streams of them and checks that the next
+# is the documented 503.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+Scripts/install-deps python3-venv curl
+eyedropper="${EYEDROPPER:-.build/release/eyedropper}"
+[ -x "$eyedropper" ] || { echo "no eyedropper at $eyedropper: build it (swift build -c release) or set EYEDROPPER" >&2; exit 1; }
+venv=.build/schemathesis-venv
+requirements=Tests/API/requirements.txt
+# A venv is reused only when it holds what requirements.txt pins now.
+if ! cmp -s "$requirements" "$venv/requirements.txt" 2>/dev/null; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$venv/requirements.txt"
+fi
+out=.build/api
+rm -rf "$out"
+mkdir -p "$out"
+examples="${SCHEMATHESIS_EXAMPLES:-500}"
+max_streams=4
+source Tests/Serve/start-serve.sh
+trap 'kill $server 2>/dev/null || true' EXIT
+
+# schemathesis NAME [ARGS...]: one run against the server on $port, every check, its JUnit report
+# in $out/NAME.xml. The document declares bearer auth, which serve enforces once it has a token.
+# Without one (a serve that does not take --token-file yet) nothing is asked, so the checks that
+# a missing or wrong token is refused (`ignored_auth`, and requests generated without the
+# Authorization header) cannot hold: they run only with a token. One worker: schemathesis 4.32 on
+# Python 3.11 failed with two ("AST constructor recursion depth mismatch"), and it is quick anyway.
+schemathesis() {
+  local name=$1
+  shift
+  local options=(--checks all)
+  if [ -n "$token" ]; then
+    options+=(--header "Authorization: Bearer $token")
+  else
+    options+=(--exclude-checks ignored_auth)
+  fi
+  echo "schemathesis: $name"
+  # From $out: schemathesis keeps the failures it found under .schemathesis/ where it runs, to try
+  # them first next time; a run here starts afresh, as $out is emptied at the start.
+  (cd "$out" && "$OLDPWD/$venv/bin/schemathesis" --config-file schemathesis.toml run "http://127.0.0.1:$port/api/v1/openapi.json" \
+    --url "http://127.0.0.1:$port" "${options[@]}" --max-examples "$examples" --seed 14 --workers 1 --request-timeout 5 \
+    --phases examples,coverage,fuzzing --no-color --report junit --report-junit-path "$name.xml" "$@")
+}
+
+# serve_options: what this serve takes that the server is started with (a token once serve has
+# --token-file; /healthz is left out while serve does not have it).
+serve_options=()
+token=""
+if [[ $("$eyedropper" serve --help 2>&1) == *--token-file* ]]; then
+  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf '%s\n' "$token" >"$out/token"
+  serve_options+=(--token-file "$out/token")
+  : >"$out/schemathesis.toml"
+else
+  printf '[generation]\nwith-security-parameters = false\n' >"$out/schemathesis.toml"
+fi
+streams=(--include-path /api/v1/samples --include-path /api/v1/stream.mjpg)
+not_streams=(--exclude-path /api/v1/samples --exclude-path /api/v1/stream.mjpg)
+healthz() {
+  if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" = 404 ]; then
+    echo "!!! /healthz is not served by this build: left out" >&2
+    not_streams+=(--exclude-path /healthz)
+  fi
+}
+
+start_serve "$eyedropper" "$out/serve.log" --source testpattern --size 640x480 --max-streams $max_streams "${serve_options[@]}"
+healthz
+schemathesis testpattern "${not_streams[@]}"
+SCHEMATHESIS_HOOKS=stream_hooks PYTHONPATH="$PWD/Tests/API" schemathesis testpattern-streams "${streams[@]}" --mode negative
+auth_header=()
+[ -n "$token" ] && auth_header=(--token "$token")
+"$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams "${auth_header[@]}"
+kill -TERM $server
+wait $server
+
+# With a camera profile and a target: the chart the browser tests calibrate.
+eval "$(python3 -B Tests/Browser/calibrated_page.py chart "$out")"
+"$eyedropper" calibrate --source "$out/chart.y4m" --matrix bt601 --frames 2 --reference "$out/reference.json" \
+  --out "$out/profile.json" "${corners[@]}" >"$out/calibrate.txt" 2>&1 || { cat "$out/calibrate.txt" >&2; exit 1; }
+start_serve "$eyedropper" "$out/serve-calibrated.log" --source "$out/chart.y4m" --matrix bt601 \
+  --profile "$out/profile.json" --target "$target" --radius 4 "${points[@]/#/--at=}" "${serve_options[@]}"
+schemathesis calibrated --include-path /api/v1/sample --include-path /api/v1/status
+"$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams --calibrated "${auth_header[@]}"
+kill -TERM $server
+wait $server
+trap - EXIT

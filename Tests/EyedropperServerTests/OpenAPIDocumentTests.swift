@@ -1,0 +1,60 @@
+import EyedropperServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The OpenAPI document (Sources/EyedropperServer/openapi.json) against the server: served as it
+/// is kept, and describing every route the router has. Whether the answers match it is
+/// Tests/API/schemathesis-tests.sh's work.
+@Suite(.timeLimit(.minutes(1))) struct OpenAPIDocumentTests {
+    static let file = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/EyedropperServer/openapi.json")
+
+    /// Operations the document describes that come with branches not merged yet (issue 14's
+    /// access branch). When the route arrives, the test below fails until its line goes.
+    static let documentedAhead: Set = ["GET /healthz"]
+
+    /// `METHOD /path` of every operation in the document.
+    static func documentedOperations() throws -> Set<String> {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let methods: Set = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+        return Set(paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
+    }
+
+    /// The document is served as the repository keeps it, byte for byte, as JSON. Catches a copy
+    /// that drifted from the file, a stale build, or another content type.
+    @Test func servedDocumentIsTheFile() async throws {
+        let file = try [UInt8](Data(contentsOf: Self.file))
+        try await withServer(serveConfiguration(ServerTests.small), waitForFrame: false) { client in
+            let response = try await client.get("/api/v1/openapi.json")
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/json")
+            let same = response.bytes == file  // not inside #expect, which would print every byte
+            #expect(same, "served \(response.bytes.count) bytes, the file has \(file.count)")
+            #expect(response.json["openapi"] as? String == "3.1.0")
+        }
+    }
+
+    /// Every route the router has is in the document, or only answers 405 (the refusals of other
+    /// methods); every operation in the document is routed. Catches a new endpoint or method
+    /// added without a document entry, and an entry for a route that is gone or misspelt.
+    @Test func documentListsExactlyTheRoutes() async throws {
+        let configuration = serveConfiguration(ServerTests.small)
+        let routes = try Set(APIDocument.routes(configuration))
+        let documented = try Self.documentedOperations()
+        #expect(documented.subtracting(routes) == Self.documentedAhead, "documented but not routed")
+        let undocumented = routes.subtracting(documented)
+        #expect(undocumented.count > 20, "the refusals of other methods: \(undocumented.sorted())")
+        try await withServer(configuration, waitForFrame: false) { client in
+            for route in undocumented.sorted() {
+                let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+                let response = try await client.execute(uri: parts[1], method: HTTPRequest.Method(parts[0])!)
+                #expect(response.status == .methodNotAllowed, "\(route) is routed but not in openapi.json")
+                #expect(response.headers[.allow] != nil, "\(route)")
+            }
+        }
+    }
+}
