@@ -41,57 +41,32 @@ max_streams=4
 source Tests/Serve/start-serve.sh
 trap 'kill $server 2>/dev/null || true' EXIT
 
-# schemathesis NAME [ARGS...]: one run against the server on $port, every check, its JUnit report
-# in $out/NAME.xml. The document declares bearer auth, which serve enforces once it has a token.
-# Without one (a serve that does not take --token-file yet) nothing is asked, so the checks that
-# a missing or wrong token is refused (`ignored_auth`, and requests generated without the
-# Authorization header) cannot hold: they run only with a token. One worker: schemathesis 4.32 on
-# Python 3.11 failed with two ("AST constructor recursion depth mismatch"), and it is quick anyway.
+# schemathesis NAME [ARGS...]: one run against the server on $port, every check (with
+# `ignored_auth`: requests without the token, or with a wrong one, must be refused as the document
+# says), its JUnit report in $out/NAME.xml. One worker: schemathesis 4.32 on Python 3.11 failed
+# with two ("AST constructor recursion depth mismatch"), and it is quick anyway.
 schemathesis() {
   local name=$1
   shift
-  local options=(--checks all)
-  if [ -n "$token" ]; then
-    options+=(--header "Authorization: Bearer $token")
-  else
-    options+=(--exclude-checks ignored_auth)
-  fi
   echo "schemathesis: $name"
   # From $out: schemathesis keeps the failures it found under .schemathesis/ where it runs, to try
   # them first next time; a run here starts afresh, as $out is emptied at the start.
-  (cd "$out" && "$OLDPWD/$venv/bin/schemathesis" --config-file schemathesis.toml run "http://127.0.0.1:$port/api/v1/openapi.json" \
-    --url "http://127.0.0.1:$port" "${options[@]}" --max-examples "$examples" --seed 14 --workers 1 --request-timeout 5 \
+  (cd "$out" && "$OLDPWD/$venv/bin/schemathesis" run "http://127.0.0.1:$port/api/v1/openapi.json" \
+    --header "Authorization: Bearer $token" \
+    --url "http://127.0.0.1:$port" --checks all --max-examples "$examples" --seed 14 --workers 1 --request-timeout 5 \
     --phases examples,coverage,fuzzing --no-color --report junit --report-junit-path "$name.xml" "$@")
 }
 
-# serve_options: what this serve takes that the server is started with (a token once serve has
-# --token-file; /healthz is left out while serve does not have it).
-serve_options=()
-token=""
-if [[ $("$eyedropper" serve --help 2>&1) == *--token-file* ]]; then
-  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  printf '%s\n' "$token" >"$out/token"
-  serve_options+=(--token-file "$out/token")
-  : >"$out/schemathesis.toml"
-else
-  printf '[generation]\nwith-security-parameters = false\n' >"$out/schemathesis.toml"
-fi
+# The server has a token, as on a network: every operation's 401 is checked too.
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf '%s\n' "$token" >"$out/token"
+serve_options=(--token-file "$out/token")
 streams=(--include-path /api/v1/samples --include-path /api/v1/stream.mjpg)
 not_streams=(--exclude-path /api/v1/samples --exclude-path /api/v1/stream.mjpg)
-healthz() {
-  if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" = 404 ]; then
-    echo "!!! /healthz is not served by this build: left out" >&2
-    not_streams+=(--exclude-path /healthz)
-  fi
-}
-
 start_serve "$eyedropper" "$out/serve.log" --source testpattern --size 640x480 --max-streams $max_streams "${serve_options[@]}"
-healthz
 schemathesis testpattern "${not_streams[@]}"
 SCHEMATHESIS_HOOKS=stream_hooks PYTHONPATH="$PWD/Tests/API" schemathesis testpattern-streams "${streams[@]}" --mode negative
-auth_header=()
-[ -n "$token" ] && auth_header=(--token "$token")
-"$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams "${auth_header[@]}"
+"$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams --token "$token"
 kill -TERM $server
 wait $server
 
@@ -102,7 +77,7 @@ eval "$(python3 -B Tests/Browser/calibrated_page.py chart "$out")"
 start_serve "$eyedropper" "$out/serve-calibrated.log" --source "$out/chart.y4m" --matrix bt601 \
   --profile "$out/profile.json" --target "$target" --radius 4 "${points[@]/#/--at=}" "${serve_options[@]}"
 schemathesis calibrated --include-path /api/v1/sample --include-path /api/v1/status
-"$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams --calibrated "${auth_header[@]}"
+"$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams --calibrated --token "$token"
 kill -TERM $server
 wait $server
 trap - EXIT

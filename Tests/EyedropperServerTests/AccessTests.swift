@@ -25,9 +25,10 @@ import Testing
         ("/api/v1/controls/lock", "/api/v1/controls/lock", [.post: .conflict]),
         ("/api/v1/status", "/api/v1/status", [.get: .ok]),
         ("/metrics", "/metrics", [.get: .ok]),
+        ("/api/v1/openapi.json", "/api/v1/openapi.json", [.get: .ok]),
     ]
     /// The methods every path has a route for (those it does not answer give 405).
-    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
     /// Open to anyone: the page (a browser cannot send a header when it navigates) and the health check.
     static let open: Set<String> = ["/", "/healthz"]
     /// Endless responses: read while two frames are captured, then left.

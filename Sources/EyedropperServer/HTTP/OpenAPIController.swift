@@ -1,5 +1,4 @@
 import Hummingbird
-import Logging
 
 /// `GET /api/v1/openapi.json`: the API's contract, the OpenAPI 3.1 document kept beside this file
 /// (`openapi.json`), compiled into the binary byte for byte (SwiftPM's `embedInCode`), so there is
@@ -14,16 +13,8 @@ struct OpenAPIController: Sendable {
     }
 }
 
-/// The OpenAPI document, and the routes it must describe: what the tests compare.
+/// The OpenAPI document; the tests hold it against `EyedropperServer.routes`.
 public enum APIDocument {
     /// The document's bytes, as kept in the repository.
     public static var json: [UInt8] { PackageResources.openapi_json }
-
-    /// Every route `buildApplication` makes for `configuration`, as `METHOD /path` (those that
-    /// only answer 405 included: the router cannot tell them apart).
-    public static func routes(_ configuration: ServeConfiguration) throws -> [String] {
-        let parts = try ServerParts(configuration, logger: Logger(label: "eyedropper.routes"))
-        defer { parts.encoders.stop() }
-        return buildRouter(configuration, parts: parts).routes.map { "\($0.method) \($0.path)" }
-    }
 }
