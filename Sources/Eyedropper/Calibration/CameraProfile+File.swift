@@ -29,7 +29,13 @@ extension CameraProfile {
         }
         guard let version = header.version else { throw .malformed(what: "profile", path: path, field: "version", reason: "missing") }
         guard version <= currentVersion, version >= 1 else { throw .version(path: path, found: version) }
-        return try decodeJSON(CameraProfile.self, data, what: "profile", path: path)
+        let profile = try decodeJSON(CameraProfile.self, data, what: "profile", path: path)
+        let bound = profile.xyzBound
+        guard bound <= maximumXYZ else {
+            throw .malformed(what: "profile", path: path, field: nil, reason: "calibrated colours reach XYZ \(bound), beyond "
+                             + "\(Int(maximumXYZ)): its tone curve or correction holds numbers no calibration makes")
+        }
+        return profile
     }
 
     /// The profile as the file holds it: pretty-printed JSON with sorted keys, so two profiles
