@@ -31,6 +31,11 @@ func fuzzProfile(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var calibrated: [CalibratedSample] = []
     for target in [nil, target] {
         profile.calibrate(samples, target: target, into: &calibrated)
+        for sample in calibrated {
+            let xyz = sample.color.xyz
+            invariant([xyz.x, xyz.y, xyz.z].allSatisfy { abs($0) <= CameraProfile.maximumXYZ },
+                      "a loaded profile made XYZ \(xyz), past \(CameraProfile.maximumXYZ)")
+        }
         _ = SampleJSON.object(
             frame: 0, timestamp: 0, colorimetry: profile.colorimetry, samples: samples, calibrated: calibrated)
     }
