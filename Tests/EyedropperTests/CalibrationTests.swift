@@ -86,4 +86,20 @@ import Testing
         swapped.swapAt(19, 20)
         #expect(throws: ChartReferenceError.neutralsNotDescending(patch: 21)) { try ChartReference(name: "swapped", lab: swapped) }
     }
+
+    /// Found by FuzzReference: patch 10's b* as -20E87 (finite) was accepted, and calibrating
+    /// against it gave NaN colour differences, on which writing the profile trapped
+    /// (`calibrate --reference` died of SIGILL instead of exiting 65).
+    @Test func aReferenceWithAnAOrBNoColourHasIsRefused() throws {
+        var lab = reference.lab.map { [$0.l, $0.a, $0.b] }
+        lab[9][2] = -20E87
+        let json = #"{"name": "mine", "lab": \#(lab)}"#
+        #expect(throws: CalibrationFileError.malformed(
+            what: "reference", path: "mine.json", field: "lab",
+            reason: "patch 10's L*a*b* (30.1, 22.54, -2e+88) is not a colour: L* must be in 0...100, a* and b* within ±200")
+        ) { try ChartReference.decode(Array(json.utf8), path: "mine.json") }
+        // The bound itself is a colour.
+        lab[9][2] = -200
+        #expect(try ChartReference.decode(Array(#"{"name": "mine", "lab": \#(lab)}"#.utf8), path: "mine.json").lab[9].b == -200)
+    }
 }

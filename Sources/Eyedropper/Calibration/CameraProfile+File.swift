@@ -29,7 +29,13 @@ extension CameraProfile {
         }
         guard let version = header.version else { throw .malformed(what: "profile", path: path, field: "version", reason: "missing") }
         guard version <= currentVersion, version >= 1 else { throw .version(path: path, found: version) }
-        return try decodeJSON(CameraProfile.self, data, what: "profile", path: path)
+        let profile = try decodeJSON(CameraProfile.self, data, what: "profile", path: path)
+        let bound = profile.xyzBound
+        guard bound <= maximumXYZ else {
+            throw .malformed(what: "profile", path: path, field: nil, reason: "calibrated colours reach XYZ \(bound), beyond "
+                             + "\(Int(maximumXYZ)): its tone curve or correction holds numbers no calibration makes")
+        }
+        return profile
     }
 
     /// The profile as the file holds it: pretty-printed JSON with sorted keys, so two profiles
@@ -46,7 +52,11 @@ extension ChartReference {
     /// Reads your own chart reference: `{"name": "...", "lab": [[L, a, b], ...]}` (D50, patch 1
     /// first, 24 of them), or the bare array of 24 `[L, a, b]`.
     public static func load(path: String) throws(CalibrationFileError) -> ChartReference {
-        let bytes = try readFile(path, what: "reference")
+        try decode(readFile(path, what: "reference"), path: path)
+    }
+
+    /// Decodes reference JSON, either form; `path` names it in errors.
+    public static func decode(_ bytes: [UInt8], path: String) throws(CalibrationFileError) -> ChartReference {
         let data = Data(bytes)
         if bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D }) == UInt8(ascii: "[") {
             struct Bare: Decodable {

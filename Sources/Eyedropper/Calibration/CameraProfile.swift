@@ -50,6 +50,26 @@ public struct CameraProfile: Hashable, Sendable, Codable {
         self.report = report
     }
 
+    /// The largest |X|, |Y| or |Z| a profile's colours may reach: ten thousand times the perfect
+    /// white's Y = 100. A profile whose curves and matrix can go further is damaged (no fit makes
+    /// one), and its colours would overflow the outputs' fixed decimals.
+    public static let maximumXYZ = 1e6
+
+    /// An upper bound on |X|, |Y| and |Z| over every mean camera RGB: each tone curve rises, so a
+    /// channel's linear value is at most its value at 1, and every model's terms (r, g, b, 1,
+    /// √(rg), ...) are never negative and grow with the linear values. NaN if the curves are.
+    var xyzBound: Double {
+        let terms = correction.model.terms(toneCurve.linear(SIMD3(repeating: 1)))
+        var bound = 0.0
+        for row in correction.matrix {
+            var sum = 0.0
+            for (index, coefficient) in row.enumerated() { sum += abs(coefficient) * terms[index] }
+            bound = sum.isNaN ? .nan : Swift.max(bound, sum)
+            if bound.isNaN { break }
+        }
+        return bound
+    }
+
     /// The calibrated colour of a patch whose mean camera RGB (0...255, unrounded) is `mean`.
     @inline(__always)
     public func calibrated(_ mean: (r: Double, g: Double, b: Double)) -> CalibratedColor {

@@ -13,11 +13,17 @@ public struct ChartReference: Hashable, Sendable, Codable {
     /// The six neutral patches, white (19) to black (24), as 0-based indices.
     public static let neutralIndices = 18..<24
 
-    /// `lab` must hold 24 finite values with L* in 0...100.
+    /// The largest |a*| or |b*| a patch may have: no printed or painted colour comes near it
+    /// (sRGB's primaries stay within 108). Larger values, finite as they may be, overflow the fit
+    /// and the colour differences into NaN.
+    public static let maximumAB = 200.0
+
+    /// `lab` must hold 24 values with L* in 0...100 and a*, b* within ±`maximumAB`.
     public init(name: String, lab: [CIELab]) throws(ChartReferenceError) {
         guard lab.count == Self.patchCount else { throw .patchCount(lab.count) }
+        let ab = -Self.maximumAB...Self.maximumAB
         for (index, value) in lab.enumerated() {
-            guard value.l.isFinite, value.a.isFinite, value.b.isFinite, (0...100).contains(value.l) else {
+            guard (0...100).contains(value.l), ab.contains(value.a), ab.contains(value.b) else {
                 throw .value(patch: index + 1, value)
             }
         }
@@ -93,7 +99,7 @@ public enum ChartReferenceError: Error, Hashable, Sendable, CustomStringConverti
         case .patchCount(let count):
             "a ColorChecker reference has 24 L*a*b* values, patch 1 (dark skin) first; this one has \(count)"
         case .value(let patch, let lab):
-            "patch \(patch)'s L*a*b* (\(lab.l), \(lab.a), \(lab.b)) is not a colour: L* must be in 0...100 and every value finite"
+            "patch \(patch)'s L*a*b* (\(lab.l), \(lab.a), \(lab.b)) is not a colour: L* must be in 0...100, a* and b* within ±\(Int(ChartReference.maximumAB))"
         case .neutralsNotDescending(let patch):
             "patch \(patch) is not darker than patch \(patch - 1): patches 19-24 are the neutral row, white to black"
         }

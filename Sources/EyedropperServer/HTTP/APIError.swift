@@ -1,3 +1,4 @@
+import Eyedropper
 import Foundation
 import Hummingbird
 
@@ -22,10 +23,12 @@ extension JSONResponseError {
     }
 }
 
-extension BadParameter: JSONResponseError {
+/// A query parameter that cannot be used (`QueryString`'s error): 400, naming it.
+struct BadParameter: JSONResponseError {
+    let error: QueryParameterError
     var status: HTTPResponse.Status { .badRequest }
-    var message: String { reason }
-    var parameterAtFault: String? { parameter }
+    var message: String { error.reason }
+    var parameterAtFault: String? { error.parameter }
 }
 
 extension FrameUnavailable: JSONResponseError {
@@ -73,6 +76,8 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any JSONResponseError {
             return try error.response(from: request, context: context)
+        } catch let error as QueryParameterError {
+            return try BadParameter(error: error).response(from: request, context: context)
         } catch let error as HTTPError where error.status == .notFound {
             return try PathNotFound(path: request.uri.path).response(from: request, context: context)
         } catch let error as any HTTPResponseError {

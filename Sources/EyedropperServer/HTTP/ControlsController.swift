@@ -25,7 +25,7 @@ struct ControlsController: Sendable {
     /// The listing `eyedropper controls --format json` prints; `[]` for a source that is not a
     /// camera.
     private func list(_ request: Request) async throws -> Response {
-        _ = try Query(request.uri.query, allowed: [])
+        _ = try QueryString(request.uri.query, allowed: [])
         guard let controls else { return Self.json("[]") }
         let device = controls.device
         return Self.json(try await Self.onDevice { try CameraControls.list(device: device).json })
@@ -34,7 +34,7 @@ struct ControlsController: Sendable {
     /// A JSON object of names and values, set together (checked first, automatic controls first);
     /// answers the controls set, read back, by their listed names, sorted.
     private func set(_ request: Request) async throws -> Response {
-        _ = try Query(request.uri.query, allowed: [])
+        _ = try QueryString(request.uri.query, allowed: [])
         let body = try await request.body.collect(upTo: Self.maximumBody)
         let settings: [ControlSetting]
         do {
@@ -49,7 +49,7 @@ struct ControlsController: Sendable {
 
     /// Locks the automatic controls now; answers the settings it made (`{}` when none was on).
     private func lock(_ request: Request) async throws -> Response {
-        _ = try Query(request.uri.query, allowed: [])
+        _ = try QueryString(request.uri.query, allowed: [])
         let controls = try camera()
         let locked = try await Self.onDevice { try controls.lockNow() }
         return Self.json(Self.object(locked.map { ($0.name, Int64($0.value).map { "\($0)" } ?? JSONText.string($0.value)) }))

@@ -1,3 +1,4 @@
+import Eyedropper
 import Hummingbird
 
 /// The newest frame as pictures: `frame.jpg` (one JPEG) and `stream.mjpg` (live MJPEG).
@@ -15,7 +16,7 @@ struct FrameController: Sendable {
 
     /// `?quality=Q`: the newest frame as JPEG.
     private func frameJPEG(_ request: Request) async throws -> Response {
-        let quality = try Query(request.uri.query, allowed: ["quality"]).integer("quality", in: 1...100)
+        let quality = try QueryString(request.uri.query, allowed: ["quality"]).integer("quality", in: 1...100)
         try frames.requireSource()
         let frame = if let quality { try await jpeg.newest(quality: quality) } else { try await jpeg.newest() }
         return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
@@ -24,7 +25,7 @@ struct FrameController: Sendable {
 
     /// multipart/x-mixed-replace: each part the newest frame when this client is ready for one.
     private func mjpegStream(_ request: Request) throws -> Response {
-        _ = try Query(request.uri.query, allowed: [])
+        _ = try QueryString(request.uri.query, allowed: [])
         return try streams.response(contentType: "multipart/x-mixed-replace; boundary=\(Self.boundary)") { writer in
             var last = -1
             while await frames.frame(after: last) != nil {

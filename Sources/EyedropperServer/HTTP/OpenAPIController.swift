@@ -1,3 +1,4 @@
+import Eyedropper
 import Hummingbird
 
 /// `GET /api/v1/openapi.json`: the API's contract, the OpenAPI 3.1 document kept beside this file
@@ -6,7 +7,7 @@ import Hummingbird
 struct OpenAPIController: Sendable {
     func addRoutes(to group: RouterGroup<some RequestContext>) {
         group.getOnly("openapi.json") { request, _ in
-            _ = try Query(request.uri.query, allowed: [])
+            _ = try QueryString(request.uri.query, allowed: [])
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: APIDocument.json)))
         }

@@ -16,7 +16,7 @@ struct SampleController: Sendable {
     /// `?at=X,Y&...&radius=R`: the colours at those points (default: the configured ones) of the
     /// newest frame, as one line of `eyedropper sample` (with `--profile`, calibrated too).
     private func sample(_ request: Request) throws -> Response {
-        let query = try Query(request.uri.query, allowed: ["at", "radius"])
+        let query = try QueryString(request.uri.query, allowed: ["at", "radius"])
         let points = try query.points()
         let radius = try query.integer("radius", in: 0...SamplingError.maximumRadius) ?? configuration.radius
         try frames.requireSource()
@@ -39,7 +39,7 @@ struct SampleController: Sendable {
 
     /// Server-Sent Events: one `data:` line per frame with the colours at the configured points.
     private func events(_ request: Request) throws -> Response {
-        _ = try Query(request.uri.query, allowed: [])
+        _ = try QueryString(request.uri.query, allowed: [])
         return try streams.response(contentType: "text/event-stream") { writer in
             var last = -1
             while let info = await frames.frame(after: last) {

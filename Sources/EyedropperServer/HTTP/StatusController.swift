@@ -1,3 +1,4 @@
+import Eyedropper
 import EyedropperCapture
 import Hummingbird
 
@@ -22,7 +23,7 @@ struct StatusController: Sendable {
     }
 
     private func status(_ request: Request) throws -> StatusReport {
-        _ = try Query(request.uri.query, allowed: [])
+        _ = try QueryString(request.uri.query, allowed: [])
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count,

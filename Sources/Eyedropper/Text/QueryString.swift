@@ -1,52 +1,59 @@
-import Eyedropper
+/// A query-string parameter that cannot be used: `eyedropper serve` answers 400 naming it.
+public struct QueryParameterError: Error, Hashable, Sendable {
+    /// The parameter's name, or the whole item when it is not `name=value`.
+    public let parameter: String
+    public let reason: String
 
-/// A request parameter that cannot be used: answered 400 with the parameter named.
-struct BadParameter: Error, Hashable, Sendable {
-    let parameter: String
-    let reason: String
+    public init(parameter: String, reason: String) {
+        self.parameter = parameter
+        self.reason = reason
+    }
 }
 
-/// The parameters of a query string (`a=1&b=2&a=3`), percent-decoded, in order.
-struct Query {
-    let items: [(name: String, value: String)]
+/// The parameters of a URL's query string (`a=1&b=2&a=3`), percent-decoded, in order.
+///
+/// Pure text, in this library rather than the service, so that it is fuzzed without building the
+/// HTTP stack.
+public struct QueryString: Sendable {
+    public let items: [(name: String, value: String)]
 
     /// Parses `query`; refuses names outside `allowed` and anything not `name=value`.
-    init(_ query: String?, allowed: Set<String>) throws(BadParameter) {
+    public init(_ query: String?, allowed: Set<String>) throws(QueryParameterError) {
         var items: [(String, String)] = []
         for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, let name = Self.decode(parts[0]), let value = Self.decode(parts[1]) else {
-                throw BadParameter(parameter: String(item), reason: "malformed query: expected name=value")
+                throw QueryParameterError(parameter: String(item), reason: "malformed query: expected name=value")
             }
             guard allowed.contains(name) else {
                 let taken = allowed.isEmpty ? "none" : allowed.sorted().joined(separator: ", ")
-                throw BadParameter(parameter: name, reason: "unknown parameter; this endpoint takes \(taken)")
+                throw QueryParameterError(parameter: name, reason: "unknown parameter; this endpoint takes \(taken)")
             }
             items.append((name, value))
         }
         self.items = items
     }
 
-    func values(_ name: String) -> [String] { items.filter { $0.name == name }.map(\.value) }
+    public func values(_ name: String) -> [String] { items.filter { $0.name == name }.map(\.value) }
 
     /// The one value of `name` as an integer in `range`, or nil when absent.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(BadParameter) -> Int? {
+    public func integer(_ name: String, in range: ClosedRange<Int>) throws(QueryParameterError) -> Int? {
         let values = values(name)
         guard let text = values.last else { return nil }
         guard values.count == 1, let value = Int(text), range.contains(value) else {
-            throw BadParameter(parameter: name, reason: "\(text) is not an integer from \(range.lowerBound) to \(range.upperBound)")
+            throw QueryParameterError(parameter: name, reason: "\(text) is not an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
 
     /// Every `at=X,Y`, each inside the frame.
-    func points() throws(BadParameter) -> [SamplePoint] {
+    public func points() throws(QueryParameterError) -> [SamplePoint] {
         var points: [SamplePoint] = []
         for text in values("at") {
             do {
                 points.append(try SamplePoint(parsing: text))
             } catch {
-                throw BadParameter(parameter: "at", reason: error.description)
+                throw QueryParameterError(parameter: "at", reason: error.description)
             }
         }
         return points

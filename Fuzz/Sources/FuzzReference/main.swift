@@ -1,0 +1,6 @@
+import FuzzSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(runFuzzer(fuzzReference))
