@@ -26,13 +26,7 @@ eyedropper="${EYEDROPPER:-.build/release/eyedropper}"
 [ -x "$eyedropper" ] || { echo "no eyedropper at $eyedropper: build it (swift build -c release) or set EYEDROPPER" >&2; exit 1; }
 venv=.build/schemathesis-venv
 requirements=Tests/API/requirements.txt
-# A venv is reused only when it holds what requirements.txt pins now.
-if ! cmp -s "$requirements" "$venv/requirements.txt" 2>/dev/null; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
-  cp "$requirements" "$venv/requirements.txt"
-fi
+Tests/python-venv.sh "$venv" "$requirements"
 out=.build/api
 rm -rf "$out"
 mkdir -p "$out"
