@@ -2,7 +2,8 @@
 # The page of `eyedropper serve` on a real camera, in a real browser: boots the vivid VM
 # (Tests/VM/vivid-tests.sh) with `serve` on its camera (Tests/VM/serve-for-browser.sh), forwards
 # a host port to it, and runs headless Chromium on the host against the page's camera controls
-# (Tests/Browser/click_sample.py --controls). Leaves the screenshot in .build/browser/camera.png.
+# (Tests/Browser/click_sample.py --controls), opened with the token serve-for-browser.sh gives
+# serve (it listens beyond loopback). Leaves the screenshot in .build/browser/camera.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps chromium python3 curl
@@ -18,14 +19,15 @@ trap 'touch "${share:-/nonexistent}/stop" 2>/dev/null; kill $vm 2>/dev/null || t
 # The runner builds eyedropper for the guest first (minutes on a cold cache), then boots.
 for _ in $(seq 1200); do
   [ -z "$share" ] && share=$(sed -n 's/^share: \([^ ]*\) .*/\1/p' "$log")
-  if curl -sf -o /dev/null "http://127.0.0.1:$port/api/v1/status"; then break; fi
+  if curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; then break; fi
   kill -0 $vm 2>/dev/null || { cat "$log"; echo "the VM ended before serve answered" >&2; exit 1; }
   sleep 0.5
 done
-curl -sf -o /dev/null "http://127.0.0.1:$port/api/v1/status" || { tail -n 20 "$log"; echo "serve in the VM never answered on port $port" >&2; exit 1; }
+curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || { tail -n 20 "$log"; echo "serve in the VM never answered on port $port" >&2; exit 1; }
 echo "serve on vivid answers on 127.0.0.1:$port (forwarded into the VM)"
 set +e
-python3 Tests/Browser/click_sample.py --controls "http://127.0.0.1:$port/" .build/browser/camera.png
+token=vivid-browser-test-token-5f0c2a   # as Tests/VM/serve-for-browser.sh writes it
+python3 Tests/Browser/click_sample.py --controls --token "$token" "http://127.0.0.1:$port/" .build/browser/camera.png
 rc=$?
 set -e
 vm_rc=0; stop_vm || vm_rc=$?   # not ended by set -e: the results below are printed either way

@@ -14,10 +14,11 @@ usage: click_sample.py --token TOKEN URL SCREENSHOT.png X,Y [X,Y ...]
     that the token left the address bar for this tab's sessionStorage, that the picture changes,
     and that a reload keeps working; then a new tab opened without the token shows the one line
     saying how to open the page with it (its screenshot: SCREENSHOT with -refused before .png).
-usage: click_sample.py --controls URL SCREENSHOT.png
+usage: click_sample.py --controls [--token TOKEN] URL SCREENSHOT.png
     Against a server reading a real camera with vivid's controls (Tests/VM): sets saturation to 0
     with the page's slider and reads it back through GET /api/v1/controls; checks gain is shown
-    disabled while gain_automatic is on; clicks Lock and checks gain_automatic is then 0.
+    disabled while gain_automatic is on; clicks Lock and checks gain_automatic is then 0. With a
+    token, the page is opened as URL#token=TOKEN (its PUT and POST carry it) and so are the reads.
 """
 import base64
 import json
@@ -127,8 +128,13 @@ class Checks:
         return passed
 
 
+# The token of the server under test, for the reads this script makes beside the page's own.
+TOKEN = None
+
+
 def get_json(url):
-    with urllib.request.urlopen(url, timeout=10) as response:
+    headers = {"Authorization": f"Bearer {TOKEN}"} if TOKEN else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
         return json.load(response)
 
 
@@ -286,7 +292,7 @@ def controls(url, path):
     checks = Checks()
     browser = Browser()
     try:
-        browser.open(url)
+        browser.open(url + (f"#token={TOKEN}" if TOKEN else ""))
         browser.wait_for("!!window.eyedropper && window.eyedropper.controlsLoaded() > 0"
                          " && !!document.getElementById('input-saturation')", 30)
 
@@ -340,7 +346,11 @@ def finish(run):
 
 def main():
     arguments = sys.argv[1:]
-    if arguments[:1] == ["--controls"] and len(arguments) == 3:
+    global TOKEN
+    if arguments[:1] == ["--controls"] and len(arguments) == 5 and arguments[1] == "--token":
+        TOKEN = arguments[2]
+        finish(lambda: controls(arguments[3], arguments[4]))
+    elif arguments[:1] == ["--controls"] and len(arguments) == 3:
         finish(lambda: controls(arguments[1], arguments[2]))
     elif arguments[:1] == ["--token"] and len(arguments) >= 5:
         token, url = arguments[1], arguments[2] if arguments[2].endswith("/") else arguments[2] + "/"

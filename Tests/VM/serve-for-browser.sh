@@ -5,7 +5,10 @@
 RESULTS=${RESULTS:-/mnt/out/results.txt}
 pass() { echo "PASS $1" >> "$RESULTS"; }
 fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
-eyedropper serve --source /dev/video0 --size 640x480 --fps 25 --skip 2 --listen 0.0.0.0:8080 \
+# 0.0.0.0 (qemu forwards to the guest's eth0), so with a token, as on a network: the host's
+# Tests/Browser/browser-camera-tests.sh knows this one, and the page is opened with it.
+echo "vivid-browser-test-token-5f0c2a" > /tmp/token
+eyedropper serve --source /dev/video0 --size 640x480 --fps 25 --skip 2 --listen 0.0.0.0:8080 --token-file /tmp/token \
     --at 0.3125,0.6 --at 0.6875,0.6 --radius 2 2>/mnt/out/serve-for-browser.err &
 SERVER=$!
 i=0; while [ ! -e /mnt/stop ] && [ $i -lt 1700 ] && kill -0 $SERVER 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
