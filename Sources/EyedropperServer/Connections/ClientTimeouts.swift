@@ -22,13 +22,13 @@ public struct ClientTimeouts: Hashable, Sendable {
 /// What the timeouts did, for `/api/v1/status` and `/metrics`.
 final class ConnectionCounters: Sendable {
     private let stalled = Locked(0)
-    private let headerTimeouts = Locked(0)
+    private let timedOutHeads = Locked(0)
 
     /// Responses cut off by `ClientTimeouts.stall` (stream clients, nearly always).
     var stalledStreamsClosed: Int { stalled.withLock { $0 } }
     /// Connections cut off by `ClientTimeouts.header`.
-    var headerTimeoutsClosed: Int { headerTimeouts.withLock { $0 } }
+    var headerTimeouts: Int { timedOutHeads.withLock { $0 } }
 
     func countStall() { stalled.withLock { $0 += 1 } }
-    func countHeaderTimeout() { headerTimeouts.withLock { $0 += 1 } }
+    func countHeaderTimeout() { timedOutHeads.withLock { $0 += 1 } }
 }

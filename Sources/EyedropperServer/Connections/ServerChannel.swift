@@ -9,60 +9,37 @@ import SystemPackage
 extension HTTPServerBuilder {
     /// HTTP/1.1, or HTTPS with `tls`, with serve's timeouts: `ClientTimeoutHandler` first in every
     /// connection's pipeline (before TLS, so a stalled handshake is timed too), the signal it
-    /// needs after the HTTP decoder, and Hummingbird's own idle timeout for keep-alive.
+    /// needs after the HTTP decoder, and Hummingbird's own idle timeout for keep-alive. TLS is
+    /// NIOSSL's handler, as in HummingbirdTLS's `TLSChannel`, but with one context made at the
+    /// start, where its errors can name the files (`TLSChannel` makes its own from a configuration).
     static func eyedropper(timeouts: ClientTimeouts, tls context: NIOSSLContext?, counters: ConnectionCounters) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http = HTTP1Channel(
                 responder: responder,
                 configuration: .init(additionalChannelHandlers: [RequestProgressSignal()], idleTimeout: TimeAmount(timeouts.idle)))
-            guard let context else { return TimedChannel(http, timeouts: timeouts, counters: counters) }
-            return TimedChannel(TLSServerChannel(http, context: context), timeouts: timeouts, counters: counters)
+            return FrontHandlersChannel(http) {
+                let timeout = ClientTimeoutHandler(timeouts, counters: counters)
+                guard let context else { return [timeout] }
+                return [timeout, NIOSSLServerHandler(context: context)]
+            }
         }
     }
 }
 
-/// `Base` with a `ClientTimeoutHandler` at the front of its pipeline.
-struct TimedChannel<Base: ServerChildChannel>: ServerChildChannel {
+/// `Base` with `handlers()` (made anew for each connection) at the front of its pipeline, in order.
+struct FrontHandlersChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
-    let timeouts: ClientTimeouts
-    let counters: ConnectionCounters
+    let handlers: @Sendable () -> [any ChannelHandler]
 
-    init(_ base: Base, timeouts: ClientTimeouts, counters: ConnectionCounters) {
+    init(_ base: Base, handlers: @escaping @Sendable () -> [any ChannelHandler]) {
         self.base = base
-        self.timeouts = timeouts
-        self.counters = counters
+        self.handlers = handlers
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(ClientTimeoutHandler(timeouts, counters: counters))
-        }.flatMap {
-            base.setup(channel: channel, logger: logger)
-        }
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
-    }
-}
-
-/// `Base` behind TLS, with one `NIOSSLContext` for every connection (as HummingbirdTLS's
-/// `TLSChannel`, which makes its context from a configuration; this takes one made at the start,
-/// where its errors can name the files).
-struct TLSServerChannel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
-    let base: Base
-    let context: NIOSSLContext
-
-    init(_ base: Base, context: NIOSSLContext) {
-        self.base = base
-        self.context = context
-    }
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            try channel.pipeline.syncOperations.addHandlers(handlers())
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }
@@ -114,10 +91,10 @@ extension ServeConfiguration.TLSFiles {
         do {
             return try FileDescriptor.readWholeFile(path)
         } catch {
-            let status: Int32 = switch error.errno {
-            case .noSuchFileOrDirectory: 66
-            case .permissionDenied: 77
-            default: 65
+            let status: Int32 = switch error.cause {
+            case .notFound: 66
+            case .notPermitted: 77
+            case .isDirectory, .other: 65
             }
             throw TLSFileError(description: "cannot read the \(what) \(path): \(error.text)", status: status)
         }

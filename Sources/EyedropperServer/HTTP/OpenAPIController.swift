@@ -9,13 +9,7 @@ struct OpenAPIController: Sendable {
         group.getOnly("openapi.json") { request, _ in
             _ = try QueryString(request.uri.query, allowed: [])
             return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: APIDocument.json)))
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
         }
     }
-}
-
-/// The OpenAPI document; the tests hold it against `EyedropperServer.routes`.
-public enum APIDocument {
-    /// The document's bytes, as kept in the repository.
-    public static var json: [UInt8] { PackageResources.openapi_json }
 }

@@ -27,7 +27,7 @@ struct StatusController: Sendable {
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count,
-            stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeoutsClosed, points: configuration.points,
+            stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts, points: configuration.points,
             controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration)
     }
 }
