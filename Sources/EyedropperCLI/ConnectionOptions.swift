@@ -1,4 +1,5 @@
 import ArgumentParser
+import Eyedropper
 import EyedropperServer
 
 /// `serve`'s timeouts and TLS.
@@ -6,16 +7,16 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("stall-timeout"), help: ArgumentHelp(
         "Cut off a client that has taken nothing for this long (a stream whose viewer stopped reading): its stream place is freed.",
         valueName: "SECONDS"))
-    var stall: Double = 10
+    var stall: Double = ClientTimeouts().stall.inSeconds
 
     @Option(name: .customLong("header-timeout"), help: ArgumentHelp(
         "Cut off a connection whose request line and headers are not complete this long after their first byte (and a TLS handshake that stops).",
         valueName: "SECONDS"))
-    var header: Double = 10
+    var header: Double = ClientTimeouts().header.inSeconds
 
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
         "Close a keep-alive connection that has no request for this long.", valueName: "SECONDS"))
-    var idle: Double = 60
+    var idle: Double = ClientTimeouts().idle.inSeconds
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
         "Serve HTTPS with this PEM certificate (chain: the server's first); needs --tls-key.", valueName: "FILE"))

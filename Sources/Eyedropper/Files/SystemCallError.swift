@@ -38,9 +38,9 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The causes a person can fix and that messages explain; everything else is `.other`.
-    enum Cause { case notFound, notPermitted, isDirectory, other }
+    package enum Cause { case notFound, notPermitted, isDirectory, other }
 
-    var cause: Cause {
+    package var cause: Cause {
         switch errno {
         case .noSuchFileOrDirectory, .notDirectory: .notFound
         case .permissionDenied, .notPermitted, .readOnlyFileSystem: .notPermitted

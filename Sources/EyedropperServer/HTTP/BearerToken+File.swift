@@ -8,10 +8,10 @@ extension BearerToken {
         do {
             bytes = try FileDescriptor.readWholeFile(path)
         } catch {
-            let kind: TokenFileError.Kind = switch error.errno {
-            case .noSuchFileOrDirectory, .notDirectory: .missing
-            case .permissionDenied, .notPermitted: .permissionDenied
-            default: .unreadable
+            let kind: TokenFileError.Kind = switch error.cause {
+            case .notFound: .missing
+            case .notPermitted: .permissionDenied
+            case .isDirectory, .other: .unreadable
             }
             throw TokenFileError(path: path, kind: kind, reason: error.text)
         }
