@@ -40,9 +40,9 @@ extension CalibrationPicture {
         /// The pixels from one cell's left edge to the next one's, and from one row's top to the next one's.
         package let cellWidth: Int
         package let cellHeight: Int
-        /// The pixels of one swatch, reference or corrected.
+        /// The pixels of one swatch, reference or corrected: a square.
         package let swatchWidth: Int
-        package let swatchHeight: Int
+        package var swatchHeight: Int { swatchWidth }
         /// The height of the caption band under the swatches.
         package let captionHeight: Int
 
@@ -57,9 +57,8 @@ extension CalibrationPicture {
             let captionDots = Self.widestCaption.utf8.count * BitmapFont.advance - 1
             gridTextScale = max(1, min(2 * unit, (contentWidth - 2 * unit) / captionDots))
             swatchWidth = contentWidth / 2
-            swatchHeight = swatchWidth
             captionHeight = BitmapFont.height(scale: gridTextScale) + 2 * unit
-            cellHeight = swatchHeight + captionHeight + 2 * 2 * unit
+            cellHeight = swatchWidth + captionHeight + 2 * 2 * unit  // the swatch is square
         }
 
         /// The pixels of one outline ring: two units, so that a JPEG with 4:2:0 chroma, which
@@ -73,8 +72,6 @@ extension CalibrationPicture {
         package var padding: Int { unit }
         /// The rows the grid adds below the frame.
         package var gridHeight: Int { Self.rows * cellHeight }
-        /// The rows of the whole picture.
-        package var height: Int { frameHeight + gridHeight }
         /// The frame's pixels in the picture: nothing drawn for a window leaves it.
         package var frame: PixelBox { PixelBox(x: 0, y: 0, width: frameWidth, height: frameHeight) }
 

@@ -64,8 +64,8 @@ public struct CameraProfile: Hashable, Sendable, Codable {
         for row in correction.matrix {
             var sum = 0.0
             for (index, coefficient) in row.enumerated() { sum += abs(coefficient) * terms[index] }
-            bound = sum.isNaN ? .nan : Swift.max(bound, sum)
-            if bound.isNaN { break }
+            if sum.isNaN { return .nan }
+            bound = Swift.max(bound, sum)
         }
         return bound
     }
