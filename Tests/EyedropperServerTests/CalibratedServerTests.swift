@@ -132,8 +132,10 @@ import Testing
         configuration.calibration = .init(profile: other, path: "other.json")
         try await withServer(configuration) { client in
             let profile = try await client.get("/api/v1/status").json["profile"] as? [String: Any] ?? [:]
-            let expected = other.mismatches(colorimetry: Colorimetry(matrix: .bt601, range: .limited), width: 320, height: 240)
-            #expect(expected.count == 2)
+            let expected = [
+                "the profile was made from bt709 full frames, these are bt601 limited: its colours will be off (use --matrix/--range to match, or calibrate again)",
+                "the profile was made at 640x480, these frames are 320x240: a camera's processing can differ by size (calibrate again at this size if colours look off)",
+            ]
             #expect(profile["warnings"] as? [String] == expected, "\(profile)")
             #expect((try Self.samples(try await client.get("/api/v1/sample").text).first?["calibrated"]) != nil)
         }

@@ -55,6 +55,11 @@ while read -r method path with; do
   fi
   got=$(answer "$method" "$path" "$(cat "$work/token")")
   [ "$got" = "$with" ] || { echo "FAIL: $method $path over HTTPS with the token: $got, expected $with" >&2; exit 1; }
+  # The streams' bodies, not only their heads: a part, an event.
+  case $path in
+    */stream.mjpg) grep -aq -- '--eyedropperframe' "$work/body" || { echo "FAIL: $path over HTTPS: no MJPEG part in 2 s" >&2; exit 1; } ;;
+    */samples) grep -aq '^data: {"frame"' "$work/body" || { echo "FAIL: $path over HTTPS: no event in 2 s" >&2; exit 1; } ;;
+  esac
   checked=$((checked + 1))
 done <<'ROUTES'
 GET / 200
@@ -72,7 +77,7 @@ GET /nothing-here 404
 ROUTES
 echo "HTTPS: $checked endpoints answer 401 without the token and their own status with it (409: the test pattern has no controls)"
 export EYEDROPPER_CA="$work/cert.pem"
-EYEDROPPER_TOKEN=$(cat "$work/token") python3 Tests/Serve/slow_clients.py stalled "$url" "$server" 3 1
+EYEDROPPER_TOKEN=$(cat "$work/token") python3 Tests/Serve/slow_clients.py stalled "$url" "$server" 3 2
 EYEDROPPER_TOKEN=$(cat "$work/token") python3 Tests/Serve/slow_clients.py half "$url" 2 300
 python3 Tests/Serve/slow_clients.py handshake "$url" 2
 kill -TERM $server

@@ -5,11 +5,12 @@
         --max-streams 16). Each round: within STALL_SECONDS + 2 s of the last one stalling, a new
         viewer must get 200 and a whole JPEG part; status must count 16 more stalled streams. The
         server's RSS (/proc/PID/status) is sampled after each round: the last may not exceed the
-        first by more than 4 MiB.
+        first by more than 4 MiB (so ROUNDS is at least 2). Nor may a place free before
+        STALL_SECONDS - 0.25 s: the stalled clients are not to be cut off early.
     slow_clients.py half URL HEADER_SECONDS [COUNT]
         COUNT (300) connections send half a request head and wait. Meanwhile a keep-alive client
-        samples; every sample must take under 10 ms (one run over it is run again, and fails only if
-        the second is over it too). Each half request must be closed by the
+        samples (after one untimed sample that warms the connection); every sample must take
+        under 10 ms (a round over it gets a second, and fails only if that one is over it too). Each half request must be closed by the
         server between HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after it was sent, and
         status must count COUNT more header timeouts.
     slow_clients.py handshake URL HEADER_SECONDS
@@ -143,6 +144,8 @@ def whole_jpeg_part(connection, rest):
 
 
 def stalled(server, pid, stall_seconds, rounds):
+    if rounds < 2:
+        fail("stalled needs 2 rounds or more: the RSS of one round has nothing to be compared with")
     rss = []
     for round_number in range(1, rounds + 1):
         before = server.status()["stalledStreamsClosed"]
@@ -167,6 +170,9 @@ def stalled(server, pid, stall_seconds, rounds):
             head, rest = read_head(viewer)
             waited = time.monotonic() - stalled_at
             if head.startswith(b"HTTP/1.1 200"):
+                if waited < stall_seconds - 0.25:
+                    fail(f"round {round_number}: a stream place was free {waited:.2f} s after 16 clients stalled, "
+                         f"before --stall-timeout {stall_seconds}")
                 jpeg = whole_jpeg_part(viewer, rest)
                 viewer.close()
                 if not jpeg.startswith(b"\xff\xd8") or not jpeg.endswith(b"\xff\xd9"):
@@ -205,12 +211,17 @@ def half(server, header_seconds, count):
         started = time.monotonic()
         sampler.sendall(server.request("/api/v1/sample?at=0.5,0.5&radius=2"))
         head, _ = read_response(sampler)
-        latencies.append(time.monotonic() - started)
+        latencies.append((time.monotonic() - started, started - first_sent))
         if not head.startswith(b"HTTP/1.1 200"):
             fail(f"a sample during the half requests got {head[:40]!r}")
 
+    # One sample first, not timed: the connection's first request is not what is measured.
+    first_sent = time.monotonic()
+    sample()
+    latencies.clear()
     selector = selectors.DefaultSelector()
     sent_at = {}
+    first_sent = time.monotonic()
     for index in range(count):
         connection = server.connect()
         connection.sendall(server.request("/api/v1/sample").split(b"\r\n", 1)[0] + b"\r\nHost: x\r\n")
@@ -245,10 +256,11 @@ def half(server, header_seconds, count):
     if counted != count:
         fail(f"status counted {counted} header timeouts, expected {count}")
     latencies.sort()
-    slowest = latencies[-1] * 1000
+    slowest, slowest_at = latencies[-1][0] * 1000, latencies[-1][1]
     print(f"half: {count} half requests closed {early:.2f} to {late:.2f} s after sending (--header-timeout {header_seconds}); "
-          f"{len(latencies)} samples meanwhile: median {latencies[len(latencies) // 2] * 1000:.2f} ms, "
-          f"p99 {latencies[int(len(latencies) * 0.99)] * 1000:.2f} ms, max {slowest:.2f} ms")
+          f"{len(latencies)} samples meanwhile: median {latencies[len(latencies) // 2][0] * 1000:.2f} ms, "
+          f"p99 {latencies[int(len(latencies) * 0.99)][0] * 1000:.2f} ms, max {slowest:.2f} ms "
+          f"(sent {slowest_at:.2f} s after the first half request)")
     return slowest
 
 
@@ -291,8 +303,10 @@ if __name__ == "__main__":
     if command == "stalled":
         stalled(server, int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 3)
     elif command == "half":
-        # One sample over 10 ms can be the scheduler on a shared machine rather than the server: it
-        # gets a second run, and fails the test only if that run has one too.
+        # The first round on a server has sometimes one sample at 12-19 ms, 0.03 s after the first
+        # half request, the rest under 5 ms (3 of 6 first rounds on 2026-11-24, nothing else
+        # running; cause not found, and no later round showed it): a round over the bar gets a
+        # second, and the test fails only if that one is over it too.
         for attempt in (1, 2):
             slowest = half(server, float(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 300)
             if slowest < 10:
@@ -300,7 +314,7 @@ if __name__ == "__main__":
             print(f"a sample took {slowest:.2f} ms while the half requests were open (the bar: under 10 ms)"
                   + ("; once more" if attempt == 1 else ""), file=sys.stderr)
         else:
-            fail("a sample took 10 ms or more in both runs")
+            fail("a sample took 10 ms or more in both rounds")
     elif command == "handshake":
         handshake(server, float(sys.argv[3]))
     elif command == "idle":
