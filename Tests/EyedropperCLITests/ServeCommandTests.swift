@@ -129,6 +129,7 @@ import Glibc
         try Self.writeProfile(to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 640, height: 480)
         let server = try ServerProcess(["--source", "testpattern", "--size", "320x240", "--profile", scratch.file("profile.json")])
         for _ in 0..<100 where try server.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 < 10 { usleep(50_000) }
+        #expect(try server.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 >= 10, "ten frames, each checked against the profile")
         let stopped = server.stop()
         #expect(stopped.status == 0)
         let lines = stopped.stderr.split(separator: "\n")
@@ -166,12 +167,17 @@ import Glibc
 
     /// `eyedropper serve ARGUMENTS`, which should stop at the start: its status and stderr. One
     /// still running 10 s on is killed (status 9), so a test of it fails rather than hangs.
+    /// `asNobody`: run as user and group 65534 through util-linux's setpriv (when this is root).
     static func serveThatStops(
-        _ arguments: [String], listen: String = "127.0.0.1:0", environment: [String: String] = [:]
+        _ arguments: [String], listen: String = "127.0.0.1:0", environment: [String: String] = [:], asNobody: Bool = false
     ) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = eyedropperExecutable
         process.arguments = ["serve", "--listen", listen] + arguments
+        if asNobody {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", eyedropperExecutable.path] + process.arguments!
+        }
         process.environment = serveEnvironment(environment)
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice

@@ -1,5 +1,8 @@
 import EyedropperTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `serve`'s timeout and TLS options, as a user meets their mistakes: each is one line on stderr
 /// naming the option or file, with the status saying what kind, before anything listens. What the
@@ -42,6 +45,22 @@ import Testing
             #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.hasPrefix("eyedropper: "), "\(result.stderr)")
             #expect(words.allSatisfy { result.stderr.contains($0) }, "\(certificate) \(key): \(result.stderr)")
         }
+    }
+
+    /// A private key this user may not read: 77, naming the file. As root, serve runs as nobody
+    /// (setpriv). Catches 65 or 66 for a permission refused.
+    @Test func unreadableTLSKeyExits77() throws {
+        let scratch = try ScratchDirectory()
+        try ScratchDirectory.write(Array(Self.certificate.utf8), to: scratch.file("cert.pem"))
+        try ScratchDirectory.write(Array(Self.key.utf8), to: scratch.file("key.pem"))
+        chmod(scratch.path, 0o755)  // so that nobody reaches the certificate, and is refused only the key
+        chmod(scratch.file("cert.pem"), 0o644)
+        chmod(scratch.file("key.pem"), 0)
+        let result = try ServeCommandTests.serveThatStops(
+            ["--source", "testpattern", "--tls-cert", scratch.file("cert.pem"), "--tls-key", scratch.file("key.pem")],
+            asNobody: geteuid() == 0)
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("eyedropper: cannot read the private key (--tls-key) \(scratch.file("key.pem"))"), "\(result.stderr)")
     }
 
     // A self-signed P-256 certificate for 127.0.0.1 (valid to 2126), its key, and another key:
