@@ -49,6 +49,18 @@ let package = Package(
             name: "EyedropperJPEG",
             dependencies: ["Eyedropper", "CTurboJPEG"]
         ),
+        // MQTT through libmosquitto (no Swift MQTT package resolves here), in the outputs target
+        // only: conversion, capture and JPEG never link it.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // Where readings go besides stdout and HTTP: an MQTT broker and OSC peers.
+        .target(
+            name: "EyedropperOutputs",
+            dependencies: [
+                "Eyedropper", "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         // `eyedropper serve`: one capture shared by many HTTP clients, in a target of its own so
         // that the other commands and library users never link the HTTP stack.
         .target(
@@ -57,6 +69,7 @@ let package = Package(
                 "Eyedropper",
                 "EyedropperCapture",
                 "EyedropperJPEG",
+                "EyedropperOutputs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -76,6 +89,7 @@ let package = Package(
                 "EyedropperCapture",
                 "EyedropperJPEG",
                 "EyedropperServer",
+                "EyedropperOutputs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -94,6 +108,7 @@ let package = Package(
             ]),
         .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG"]),
         .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
+        .testTarget(name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperOutputs"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
         .testTarget(
             name: "EyedropperServerTests",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperCapture
+import EyedropperOutputs
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,6 +53,9 @@ struct Sample: ParsableCommand {
 
     @OptionGroup var calibration: CalibrationOptions
 
+    /// MQTT and OSC: where each line goes besides stdout.
+    @OptionGroup(title: "Outputs") var outputs: OutputOptions
+
     @Option(help: "Stop after this many frames (default: all of a file, 1 of the test pattern, a camera until Ctrl-C).")
     var frames: Int?
 
@@ -78,9 +82,16 @@ struct Sample: ParsableCommand {
         let configuration = try input.configuration()
         // The test pattern's default of one frame would make every block a single frame.
         let limit = frames ?? (configuration.source == .testPattern ? average : nil)
+        let points = sampling.pointsOrCentre
+        let sinks = try outputs.open(
+            source: configuration, points: points, calibrated: calibrated != nil, target: calibrated?.target != nil,
+            logger: input.diagnostics.logger)
+        // Whatever ends the stream, what is queued for the broker is sent before the exit.
+        defer { sinks?.close() }
         var output = SampleOutput(
-            points: sampling.pointsOrCentre, radius: sampling.radius, average: average, format: format,
+            points: points, radius: sampling.radius, average: average, format: format,
             swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated?.profile, target: calibrated?.target)
+        if let sinks { output.outputs = (sinks, { if case .camera = configuration.source { true } else { false } }()) }
         let every = every ?? 1
         var frameIndex = 0
         do {
@@ -130,6 +141,8 @@ private struct SampleOutput {
     private var frameCheck: CameraProfile.FrameCheck?
     /// With --target: whether every sample of the last line written passed; nil before one.
     private(set) var lastLinePassed: Bool?
+    /// With --mqtt or --osc: where each line goes too, and whether timestamps are a driver's.
+    var outputs: (sinks: SampleOutputs, driverClock: Bool)?
 
     init(
         points: [SamplePoint], radius: Int, average: Int?, format: SampleFormat, swatches: Bool,
@@ -194,10 +207,18 @@ private struct SampleOutput {
             profile.calibrate(samples, target: target, into: &calibrated)
             if target != nil { lastLinePassed = calibrated.allSatisfy { $0.pass == true } }
         }
+        // The JSON line is what MQTT publishes, whatever stdout's format.
+        let json = format == .json || outputs != nil
+            ? SampleJSON.object(frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated)
+            : ""
+        if let outputs {
+            outputs.sinks.send(SampleReading(
+                json: json, samples: samples, calibrated: calibrated,
+                time: FrameTime.wallClock(timestamp: timestamp, fromDriver: outputs.driverClock)))
+        }
         switch format {
         case .json:
-            Swift.print(SampleJSON.object(
-                frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated))
+            Swift.print(json)
         case .csv:
             for (index, sample) in samples.enumerated() {
                 let (point, color, statistics) = (sample.point, sample.color, sample.statistics)

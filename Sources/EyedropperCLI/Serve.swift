@@ -1,6 +1,7 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperCapture
+import EyedropperOutputs
 import EyedropperServer
 import Logging
 
@@ -60,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "JPEG quality of frame.jpg and the MJPEG stream, 1 to 100.")
     var quality: Int = 80
 
+    /// MQTT and OSC: where each frame's samples go besides HTTP.
+    @OptionGroup(title: "Outputs") var outputs: OutputOptions
+
     /// Timeouts and TLS: what a server on a network needs.
     @OptionGroup(title: "Connections") var connections: ConnectionOptions
 
@@ -86,7 +90,15 @@ struct Serve: AsyncParsableCommand {
         }
         let logger = input.diagnostics.logger
         configuration.token = try access.token(for: configuration, logger: logger)
-        try await EyedropperServer.run(configuration, logger: logger)
+        let sinks = try outputs.open(
+            source: configuration.source, points: configuration.points, calibrated: calibrated != nil,
+            target: calibrated?.target != nil, logger: logger)
+        do {
+            try await EyedropperServer.run(configuration, outputs: sinks, logger: logger)
+        } catch {
+            sinks?.close()  // the server did not start: nothing else closes them
+            throw error
+        }
     }
 }
 

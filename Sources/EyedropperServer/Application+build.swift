@@ -1,4 +1,5 @@
 import EyedropperCapture
+import EyedropperOutputs
 import Hummingbird
 import Logging
 import NIOSSL
@@ -28,15 +29,20 @@ struct ServerParts: Sendable {
     /// A camera's controls, shared by the capture (which applies them at every open) and the
     /// controls endpoints; nil for the test pattern and files.
     let controls: CameraControls?
+    /// `--mqtt`, `--osc`: where each frame's samples go too, connected already; closed when the
+    /// capture stops.
+    let outputs: SampleOutputs?
 
     /// Throws the `ControlError` of controls or `--lock` asked of a source that is not a camera,
     /// and the `TLSFileError` of a certificate or key that cannot be used, before anything starts.
-    init(_ configuration: ServeConfiguration, logger: Logger) throws {
+    init(_ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, logger: Logger) throws {
         tls = try configuration.tls?.context()
         controls = try configuration.source.makeControls()
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
+        self.outputs = outputs
         capture = CaptureLoop(
-            configuration: configuration, frames: frames, statistics: statistics, controls: controls, logger: logger)
+            configuration: configuration, frames: frames, statistics: statistics, controls: controls, outputs: outputs,
+            logger: logger)
         do {
             jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders)
         } catch {
@@ -95,6 +101,7 @@ struct CaptureService: Service {
         try? await gracefulShutdown()
         parts.frames.close()
         parts.capture.stop()
+        parts.outputs?.close()
         parts.encoders.stop()
     }
 }

@@ -1,3 +1,4 @@
+import EyedropperOutputs
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -11,8 +12,10 @@ public enum EyedropperServer {
     /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end (a client that
     /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
     /// `logger` hears what happens, the address served on first (at `notice`).
-    public static func run(_ configuration: ServeConfiguration, logger: Logger) async throws {
-        let parts = try ServerParts(configuration, logger: logger)
+    /// `outputs` (`--mqtt`, `--osc`), connected already, get every frame's samples and are closed
+    /// when the capture stops.
+    public static func run(_ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, logger: Logger) async throws {
+        let parts = try ServerParts(configuration, outputs: outputs, logger: logger)
         let app = buildApplication(configuration, parts: parts, logger: logger)
         // Services stop in reverse order: the streams end first, so the server then finds its
         // connections finishing instead of waiting on endless responses; the application's own

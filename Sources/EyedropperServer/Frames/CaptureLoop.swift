@@ -1,6 +1,7 @@
 import Eyedropper
 import Synchronization
 import EyedropperCapture
+import EyedropperOutputs
 import Logging
 
 /// The one capture of the server: reads frames from its `FrameSource` on a thread of its own,
@@ -15,6 +16,8 @@ final class CaptureLoop: Sendable {
     private let frames: LatestFrame
     private let statistics: CaptureStatistics
     private let controls: CameraControls?
+    /// `--mqtt`, `--osc`: where each frame's samples go too.
+    private let outputs: SampleOutputs?
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
     private let thread = Locked<Thread?>(nil)
@@ -23,12 +26,13 @@ final class CaptureLoop: Sendable {
     /// what was set through the API survives a reconnect.
     init(
         configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics,
-        controls: CameraControls?, logger: Logger
+        controls: CameraControls?, outputs: SampleOutputs?, logger: Logger
     ) {
         self.configuration = configuration
         self.frames = frames
         self.statistics = statistics
         self.controls = controls
+        self.outputs = outputs
         self.logger = logger
     }
 
@@ -49,7 +53,8 @@ final class CaptureLoop: Sendable {
     private var stopped: Bool { stopping.load(ordering: .relaxed) }
 
     private func run() {
-        var publisher = FramePublisher(configuration: configuration, frames: frames, statistics: statistics, logger: logger)
+        var publisher = FramePublisher(
+            configuration: configuration, frames: frames, statistics: statistics, outputs: outputs, logger: logger)
         do {
             let source = try FrameSource(
                 configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
@@ -79,7 +84,10 @@ private struct FramePublisher {
     let configuration: ServeConfiguration
     let frames: LatestFrame
     let statistics: CaptureStatistics
+    let outputs: SampleOutputs?
     let logger: Logger
+    /// Whether frame timestamps are a camera driver's (the monotonic clock), for `FrameTime`.
+    private let driverClock: Bool
     private var converter: YCbCrConverter?
     private var samples: [ColorSample] = []
     /// With a profile: the samples' calibrated colours, storage reused from frame to frame.
@@ -88,11 +96,16 @@ private struct FramePublisher {
     private var frameCheck: CameraProfile.FrameCheck?
     private var number = 0
 
-    init(configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics, logger: Logger) {
+    init(
+        configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics, outputs: SampleOutputs?,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.frames = frames
         self.statistics = statistics
+        self.outputs = outputs
         self.logger = logger
+        if case .camera = configuration.source.source { driverClock = true } else { driverClock = false }
         frameCheck = configuration.calibration.map { CameraProfile.FrameCheck($0.profile) }
     }
 
@@ -105,6 +118,7 @@ private struct FramePublisher {
             statistics.setProfileWarnings(warnings)
         }
         var (conversion, published) = (Duration.zero, ContinuousClock.now)
+        var json = ""
         frames.publish(byteCount: width * height * 3) { rgb in
             let start = ContinuousClock.now
             do {
@@ -119,11 +133,15 @@ private struct FramePublisher {
             if let calibration = configuration.calibration {
                 calibration.profile.calibrate(samples, target: calibration.target, into: &calibrated)
             }
+            json = SampleJSON.object(
+                frame: number, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated)
             return FrameInfo(
                 number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry,
-                samplesJSON: SampleJSON.object(
-                    frame: number, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated))
+                samplesJSON: json)
         }
+        outputs?.send(SampleReading(
+            json: json, samples: samples, calibrated: calibrated,
+            time: FrameTime.wallClock(timestamp: timestamp, fromDriver: driverClock)))
         statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry)
         number += 1
     }

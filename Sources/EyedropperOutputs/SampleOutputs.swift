@@ -1,0 +1,28 @@
+/// Where each line of samples goes besides stdout or HTTP: an MQTT broker (`MQTTPublisher`) and an
+/// OSC peer (`OSCSender`). `send` is called on the capture path, once per line, and never waits on
+/// the network.
+public final class SampleOutputs: Sendable {
+    public let mqtt: MQTTPublisher?
+    public let osc: OSCSender?
+
+    public init(mqtt: MQTTPublisher?, osc: OSCSender?) {
+        self.mqtt = mqtt
+        self.osc = osc
+    }
+
+    /// Whether there is anywhere to send to.
+    public var isEmpty: Bool { mqtt == nil && osc == nil }
+
+    /// Hands one line of samples to each output.
+    public func send(_ reading: SampleReading) {
+        mqtt?.publish(reading)
+        osc?.send(reading)
+    }
+
+    /// Sends what is queued (within the MQTT publisher's `closeTimeout`), says offline, and
+    /// closes.
+    public func close() {
+        mqtt?.close()
+        osc?.close()
+    }
+}
