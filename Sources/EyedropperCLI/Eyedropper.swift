@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
+import EyedropperOutputs
 import EyedropperServer
 import Logging
 #if canImport(Glibc)
@@ -69,6 +70,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as CalibrationError: (error.description, 65)
         case let error as TLSFileError: (error.description, error.status)
         case let error as TokenFileError: (error.description, tokenFileStatus(error))
+        case let error as MQTTError: (error.description, error.status)
         default: nil
         }
     }

@@ -17,7 +17,7 @@ public func buildApplication(
 /// Everything one server holds, shared by its routes and its capture.
 struct ServerParts: Sendable {
     let frames = LatestFrame()
-    let metrics = ServerMetrics()
+    let metrics: ServerMetrics
     let statistics: CaptureStatistics
     let capture: CaptureLoop
     let encoders = JPEGEncoderPool()
@@ -38,8 +38,9 @@ struct ServerParts: Sendable {
     init(_ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, logger: Logger) throws {
         tls = try configuration.tls?.context()
         controls = try configuration.source.makeControls()
-        statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         self.outputs = outputs
+        metrics = ServerMetrics(mqtt: outputs?.mqtt != nil)
+        statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(
             configuration: configuration, frames: frames, statistics: statistics, controls: controls, outputs: outputs,
             logger: logger)
@@ -68,7 +69,8 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     ControlsController(source: configuration.source.source, controls: parts.controls).addRoutes(to: api)
     StatusController(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
-        streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls
+        streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls,
+        outputs: parts.outputs
     ).addRoutes(to: router.group())
     OpenAPIController().addRoutes(to: api)
     return router

@@ -34,6 +34,17 @@ public final class Monitor: @unchecked Sendable {
     /// Waits, inside `locked`, until another thread calls `broadcast`.
     public func wait() { pthread_cond_wait(condition, mutex) }
 
+    /// Waits, inside `locked`, until another thread calls `broadcast` or `seconds` pass; false
+    /// when they passed.
+    public func wait(seconds: Double) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)  // a condition variable's default clock
+        let nanoseconds = Int(deadline.tv_nsec) + Int((max(0, seconds) * 1e9).rounded())
+        deadline.tv_sec += nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
     /// Wakes every waiting thread; call inside `locked`.
     public func broadcast() { pthread_cond_broadcast(condition) }
 }

@@ -1,15 +1,173 @@
+import CMosquitto
 import Eyedropper
 import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// TODO(mqtt): the libmosquitto client.
-public final class MQTTPublisher: Sendable {
+/// Publishes each line of samples to `PREFIX/samples` on an MQTT broker, through libmosquitto,
+/// without ever holding up the capture: `publish` copies the line into a bounded `MessageQueue`
+/// and returns; a thread of its own hands lines to libmosquitto while the broker is connected,
+/// at most `maxInFlight` ahead of the broker's acknowledgements (QoS 1) or of the socket (QoS 0).
+/// libmosquitto's own thread does the network, keepalive and reconnecting with backoff.
+///
+/// `PREFIX/status` holds a retained `online` from each connect, and `offline` as the client's last
+/// will (the broker says it for a host that dies) and at `close`.
+public final class MQTTPublisher: @unchecked Sendable {
     public let settings: MQTTSettings
+    private let client: OpaquePointer
+    private let state: State
+    private let thread = Locked<Thread?>(nil)
+    /// Lines counted for `--mqtt-every`; the capture thread's alone.
+    private let counted = Atomic<Int>(0)
 
-    public init(_ settings: MQTTSettings, logger: Logger) throws {
+    /// Lines handed to libmosquitto and not yet sent (QoS 0) or acknowledged (QoS 1): a bound on
+    /// what libmosquitto holds, so that the queue, not libmosquitto, is where lines wait.
+    static let maxInFlight = 64
+    /// How long `close` waits for queued lines to reach the broker.
+    public static let closeTimeout = 5.0
+    /// How long the start waits for the broker's answer.
+    static let connectTimeout = 10.0
+
+    /// Connects to the broker, waits for its answer, says `online` and starts publishing. Throws
+    /// `MQTTError` when the broker cannot be reached or refuses the client.
+    public init(_ settings: MQTTSettings, logger: Logger) throws(MQTTError) {
+        _ = Self.library
         self.settings = settings
+        let broker = settings.broker
+        state = State(settings: settings, logger: logger)
+        let id = "eyedropper-\(MQTTSettings.hostName())-\(getpid())"
+        guard let client = mosquitto_new(id, true, Unmanaged.passUnretained(state).toOpaque()) else {
+            throw MQTTError(.unreachable, "mqtt: cannot make a client: \(String(cString: strerror(errno)))")
+        }
+        self.client = client
+        state.client = client
+        do {
+            try configure(settings)
+        } catch {
+            mosquitto_destroy(client)
+            throw error
+        }
+        let connected = mosquitto_connect(client, broker.host, Int32(broker.port), settings.keepAlive)
+        if connected != MOSQ_ERR_SUCCESS.rawValue {
+            mosquitto_destroy(client)
+            throw MQTTError(.unreachable, "mqtt: cannot reach \(broker): \(Self.text(connected)): check the host and port, and that the broker runs")
+        }
+        // The broker's answer (CONNACK), on this thread: the start says whether it took us.
+        let start = ContinuousClock.now
+        while state.answer.withLock({ $0 }) == nil, start.duration(to: .now).inSeconds < Self.connectTimeout {
+            let result = mosquitto_loop(client, 100, 1)
+            if result != MOSQ_ERR_SUCCESS.rawValue, state.answer.withLock({ $0 }) == nil {
+                mosquitto_destroy(client)
+                let tls = broker.tls ? " (with TLS: check that it speaks TLS on that port, and --mqtt-ca)" : ""
+                throw MQTTError(.unreachable, "mqtt: \(broker) closed the connection before answering: \(Self.text(result))\(tls)")
+            }
+        }
+        switch state.answer.withLock({ $0 }) {
+        case 0:
+            break
+        case let code? where code == 4 || code == 5:
+            mosquitto_destroy(client)
+            throw MQTTError(.refused, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code))): check the user name and password in --mqtt (or EYEDROPPER_MQTT_PASSWORD)")
+        case let code?:
+            mosquitto_destroy(client)
+            throw MQTTError(.unreachable, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code)))")
+        case nil:
+            mosquitto_destroy(client)
+            throw MQTTError(.unreachable, "mqtt: \(broker) did not answer within \(Int(Self.connectTimeout)) s")
+        }
+        logger.info("mqtt: publishing to \(broker), topic \(settings.samplesTopic) (QoS \(settings.qos))")
+        mosquitto_loop_start(client)
+        thread.withLock { [state] in $0 = Thread { state.publishLines() } }
     }
 
-    public func publish(_ reading: SampleReading) {}
+    /// Options, credentials, TLS, the last will and the callbacks.
+    private func configure(_ settings: MQTTSettings) throws(MQTTError) {
+        let broker = settings.broker
+        mosquitto_int_option(client, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_int_option(client, MOSQ_OPT_TCP_NODELAY, 1)
+        mosquitto_reconnect_delay_set(client, 1, 5, true)  // 1, 4, then every 5 s
+        if let user = broker.user {
+            let password = broker.password ?? getenv("EYEDROPPER_MQTT_PASSWORD").map { String(cString: $0) }
+            mosquitto_username_pw_set(client, user, password)
+        }
+        if broker.tls {
+            if let path = settings.certificateAuthorities { try Self.checkReadable(path) }
+            let result = mosquitto_tls_set(client, settings.certificateAuthorities, settings.certificateAuthorities == nil ? "/etc/ssl/certs" : nil, nil, nil, nil)
+            if result != MOSQ_ERR_SUCCESS.rawValue {
+                throw MQTTError(.unusableFile, "--mqtt-ca \(settings.certificateAuthorities ?? "/etc/ssl/certs"): \(Self.text(result))")
+            }
+        }
+        let offline = Array("offline".utf8)
+        mosquitto_will_set(client, settings.statusTopic, Int32(offline.count), offline, 1, true)
+        mosquitto_connect_callback_set(client) { _, context, code in State.from(context).connected(code: code) }
+        mosquitto_disconnect_callback_set(client) { _, context, code in State.from(context).disconnected(code: code) }
+        mosquitto_publish_callback_set(client) { _, context, message in State.from(context).sent(message: message) }
+    }
 
-    public func close() {}
+    /// Queues `reading`'s line (every `settings.every`th); never waits.
+    public func publish(_ reading: SampleReading) {
+        let index = counted.add(1, ordering: .relaxed).oldValue
+        guard index % settings.every == 0 else { return }
+        state.queue.push(reading.json)
+    }
+
+    /// The figures of `/api/v1/status` and `/metrics`.
+    public var status: Status { state.status }
+
+    /// What has happened to the lines since the start.
+    public struct Status: Hashable, Sendable, Codable {
+        /// The broker, without the password.
+        public let broker: String
+        public let topic: String
+        public let connected: Bool
+        /// Lines handed to libmosquitto.
+        public let published: Int
+        /// Lines dropped from a full queue (the broker slow or away).
+        public let dropped: Int
+        /// Lines waiting now.
+        public let queued: Int
+    }
+
+    /// Sends what is queued (for up to `closeTimeout`), says `offline`, disconnects and stops the
+    /// threads. Says on stderr how many lines did not reach the broker, if any.
+    public func close() {
+        guard let publisher = thread.withLock({ thread -> Thread? in defer { thread = nil }; return thread }) else { return }
+        let left = state.drain(seconds: Self.closeTimeout)
+        publisher.join()
+        if state.isConnected {
+            let offline = Array("offline".utf8)
+            var message: Int32 = 0
+            if mosquitto_publish(client, &message, settings.statusTopic, Int32(offline.count), offline, 1, true) == MOSQ_ERR_SUCCESS.rawValue {
+                state.awaitSent(message, seconds: 2)
+            }
+        }
+        mosquitto_disconnect(client)
+        mosquitto_loop_stop(client, false)
+        mosquitto_destroy(client)
+        if left > 0 { state.logger.warning("warning: mqtt: \(left) lines did not reach \(settings.broker) before the exit") }
+    }
+
+    private static let library: Void = { mosquitto_lib_init() }()
+
+    /// libmosquitto's text for an error, errno's for a system call's.
+    static func text(_ result: Int32) -> String {
+        result == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : sentence(mosquitto_strerror(result))
+    }
+
+    /// libmosquitto's text without its full stop, to go inside ours.
+    private static func sentence(_ text: UnsafePointer<CChar>) -> String {
+        let text = String(cString: text)
+        return text.hasSuffix(".") ? String(text.dropLast()) : text
+    }
+
+    private static func checkReadable(_ path: String) throws(MQTTError) {
+        guard access(path, F_OK) == 0 else {
+            throw MQTTError(.missingFile, "--mqtt-ca \(path): the file does not exist: check the path")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw MQTTError(.unreadableFile, "--mqtt-ca \(path): \(String(cString: strerror(errno))): check its permissions")
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperCapture
+import EyedropperOutputs
 import Hummingbird
 
 /// The capture's figures: `/api/v1/status` as JSON and `/metrics` in Prometheus' text format.
@@ -12,6 +13,7 @@ struct StatusController: Sendable {
     let connections: ConnectionCounters
     let metrics: ServerMetrics
     let controls: CameraControls?
+    let outputs: SampleOutputs?
 
     /// `group` is the root: the two live under different prefixes.
     func addRoutes(to group: RouterGroup<some RequestContext>) {
@@ -28,6 +30,7 @@ struct StatusController: Sendable {
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count,
             stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts, points: configuration.points,
-            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration)
+            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration,
+            outputs: outputs)
     }
 }

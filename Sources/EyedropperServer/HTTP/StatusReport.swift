@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperCapture
+import EyedropperOutputs
 
 /// The body of `/api/v1/status`, and the figures `/metrics` gives in Prometheus' text format.
 struct StatusReport: Codable, Hashable, Sendable {
@@ -48,6 +49,10 @@ struct StatusReport: Codable, Hashable, Sendable {
     /// Connections cut off since the start because a request head was not complete within
     /// --header-timeout of its first byte.
     let headerTimeouts: Int
+    // Added by issue 15, present only with --mqtt:
+    /// The broker (without its password), the topic prefix, whether it is connected, and the
+    /// lines published, dropped from a full queue, and waiting.
+    let mqtt: MQTTPublisher.Status?
 
     struct Profile: Codable, Hashable, Sendable {
         /// The file, as given.
@@ -78,8 +83,9 @@ struct StatusReport: Codable, Hashable, Sendable {
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
         stalledStreamsClosed: Int, headerTimeouts: Int, points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
-        calibration: ServeConfiguration.CalibrationSettings?
+        calibration: ServeConfiguration.CalibrationSettings?, outputs: SampleOutputs? = nil
     ) {
+        mqtt = outputs?.mqtt?.status
         self.source = source
         state = failure == nil ? "running" : "failed"
         error = failure

@@ -33,6 +33,9 @@ final class ServerMetrics: Sendable {
     private let frameRate: Prometheus.Gauge
     private let streamClients: Prometheus.Gauge
     private let residentMemory: Prometheus.Gauge
+    /// With --mqtt: whether the broker is connected, the lines published and dropped, and those
+    /// waiting.
+    private let mqtt: (connected: Prometheus.Gauge, published: Prometheus.Counter, dropped: Prometheus.Counter, queued: Prometheus.Gauge)?
     /// Scrapes one at a time, so each counter's reset and refill is never seen half done. A bare
     /// mutex: there is no value to guard, and a `Locked(())`'s zero-sized value made the thread
     /// sanitizer report a race on the lock object's own header (Tests/Serve, 2026-11-24).
@@ -45,7 +48,7 @@ final class ServerMetrics: Sendable {
         let status: Int
     }
 
-    init(version: String = EyedropperServer.version) {
+    init(version: String = EyedropperServer.version, mqtt publishing: Bool = false) {
         factory = PrometheusMetricsFactory(registry: registry)
         func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "eyedropper", metricName: name, unitName: unit, helpText: help)
@@ -63,6 +66,12 @@ final class ServerMetrics: Sendable {
             "header_timeouts", "total", "Connections cut off because a request head was not complete within --header-timeout."))
         frameRate = registry.makeGauge(descriptor: name("frame_rate", "", "Frames converted per second, over the last two seconds."))
         streamClients = registry.makeGauge(descriptor: name("stream_clients", "", "Open MJPEG and event-stream responses."))
+        mqtt = !publishing ? nil : (
+            connected: registry.makeGauge(descriptor: name("mqtt_connected", "", "1 while the MQTT broker is connected, else 0.")),
+            published: registry.makeCounter(descriptor: name("mqtt_published", "total", "Lines handed to the MQTT client for the broker.")),
+            dropped: registry.makeCounter(descriptor: name(
+                "mqtt_dropped", "total", "Lines dropped from a full queue while the MQTT broker was slow or away (--mqtt-queue).")),
+            queued: registry.makeGauge(descriptor: name("mqtt_queued", "", "Lines waiting for the MQTT broker.")))
         residentMemory = registry.makeGauge(descriptor: name("process_resident_memory", "bytes", "Resident memory of this process."))
         registry.makeGauge(descriptor: name("process_start_time", "seconds", "When this process started, in seconds since 1970."))
             .set(to: Self.processStartTime ?? Date().timeIntervalSince1970)
@@ -97,6 +106,14 @@ final class ServerMetrics: Sendable {
                                      (headerTimeouts, status.headerTimeouts)] {
                 counter.reset()
                 counter.increment(by: Int64(value))
+            }
+            if let mqtt, let figures = status.mqtt {
+                mqtt.connected.set(to: figures.connected ? 1 : 0)
+                for (counter, value) in [(mqtt.published, figures.published), (mqtt.dropped, figures.dropped)] {
+                    counter.reset()
+                    counter.increment(by: Int64(value))
+                }
+                mqtt.queued.set(to: Double(figures.queued))
             }
             frameRate.set(to: status.frameRate)
             streamClients.set(to: Double(status.streamClients))

@@ -1,0 +1,154 @@
+import CMosquitto
+import Eyedropper
+import Logging
+
+extension MQTTPublisher {
+    /// What the capture thread, the publisher thread and libmosquitto's callbacks share: the
+    /// queue, and under its monitor whether the broker is connected and how many lines are in
+    /// flight. The callbacks come on libmosquitto's thread (on the starting thread while `init`
+    /// waits for the broker's answer); nothing here calls libmosquitto while holding the monitor.
+    final class State: @unchecked Sendable {
+        let settings: MQTTSettings
+        let logger: Logger
+        let queue: MessageQueue
+        /// Set once, by `MQTTPublisher.init`, before any callback.
+        var client: OpaquePointer?
+        /// The broker's answer to the first connect (0 accepted); nil before it came.
+        let answer = Locked<Int32?>(nil)
+        // Under `queue.monitor`:
+        private var connected = false
+        /// Whether the broker ever accepted us: a refusal at the start is `init`'s to say.
+        private var accepted = false
+        private var inFlight = 0
+        private var published = 0
+        private var stopping = false
+        /// The connection was lost and not yet back: said on stderr once, and again when back.
+        private var lost: (at: ContinuousClock.Instant, dropped: Int)?
+        /// The ids of the last messages libmosquitto sent or had acknowledged, for `awaitSent`.
+        private var recentlySent = [Int32](repeating: 0, count: 16)
+        private var sentCount = 0
+
+        init(settings: MQTTSettings, logger: Logger) {
+            self.settings = settings
+            self.logger = logger
+            queue = MessageQueue(limit: settings.queueLimit)
+        }
+
+        static func from(_ context: UnsafeMutableRawPointer?) -> State {
+            Unmanaged<State>.fromOpaque(context!).takeUnretainedValue()
+        }
+
+        var isConnected: Bool { queue.monitor.locked { connected } }
+
+        var status: Status {
+            queue.monitor.locked {
+                Status(
+                    broker: settings.broker.description, topic: settings.topic, connected: connected, published: published,
+                    dropped: queue.dropped, queued: queue.count)
+            }
+        }
+
+        /// The broker's CONNACK (libmosquitto's on_connect): on acceptance, says `online` and
+        /// announces the Home Assistant sensors (both retained: the broker may have restarted
+        /// without them).
+        func connected(code: Int32) {
+            answer.withLock { if $0 == nil { $0 = code } }
+            guard code == 0, let client else { return }
+            let online = Array("online".utf8)
+            mosquitto_publish(client, nil, settings.statusTopic, Int32(online.count), online, 1, true)
+            for (topic, payload) in settings.discovery?.messages(for: settings) ?? [] {
+                let bytes = Array(payload.utf8)
+                mosquitto_publish(client, nil, topic, Int32(bytes.count), bytes, 1, true)
+            }
+            let back = queue.monitor.locked {
+                connected = true
+                accepted = true
+                inFlight = 0  // libmosquitto sends again what it held (QoS 1) and forgot the rest
+                queue.monitor.broadcast()
+                defer { lost = nil }
+                return lost.map { ($0.at.duration(to: .now).inSeconds, queue.dropped - $0.dropped) }
+            }
+            if let (seconds, dropped) = back {
+                logger.notice("mqtt: connected to \(settings.broker) again after \(DecimalText.fixed(seconds, 1)) s; \(dropped) lines dropped meanwhile (queue of \(queue.limit))")
+            }
+        }
+
+        /// libmosquitto's on_disconnect: 0 when we asked for it.
+        func disconnected(code: Int32) {
+            let newlyLost = queue.monitor.locked {
+                connected = false
+                queue.monitor.broadcast()
+                guard code != 0, accepted, !stopping, lost == nil else { return false }
+                lost = (.now, queue.dropped)
+                return true
+            }
+            if newlyLost {
+                logger.warning("warning: mqtt: lost \(settings.broker) (\(MQTTPublisher.text(code))): reconnecting, holding up to \(queue.limit) lines meanwhile (the oldest dropped past that)")
+            }
+        }
+
+        /// libmosquitto's on_publish: a line left (QoS 0) or was acknowledged (QoS 1).
+        func sent(message: Int32) {
+            queue.monitor.locked {
+                inFlight = max(0, inFlight - 1)
+                recentlySent[sentCount % recentlySent.count] = message
+                sentCount += 1
+                queue.monitor.broadcast()
+            }
+        }
+
+        /// The publisher thread: takes the oldest line whenever the broker is connected and
+        /// fewer than `maxInFlight` are in flight, until `drain` says stop.
+        func publishLines() {
+            guard let client else { return }
+            var line: [UInt8] = []
+            let (topic, qos) = (settings.samplesTopic, settings.qos)
+            while true {
+                let taken = queue.monitor.locked {
+                    while !stopping, !(connected && inFlight < MQTTPublisher.maxInFlight && queue.count > 0) { queue.monitor.wait() }
+                    guard !stopping else { return false }
+                    queue.takeOldest(into: &line)
+                    inFlight += 1
+                    return true
+                }
+                guard taken else { return }
+                let result = line.withUnsafeBytes { mosquitto_publish(client, nil, topic, Int32($0.count), $0.baseAddress, qos, false) }
+                queue.monitor.locked {
+                    if result == MOSQ_ERR_SUCCESS.rawValue {
+                        published += 1
+                    } else {
+                        // Lost between the check and the call: the line waits for the next connect.
+                        inFlight -= 1
+                        connected = false
+                        queue.putBack(&line)
+                    }
+                }
+            }
+        }
+
+        /// Waits up to `seconds` for the queue to empty and the broker to take what is in flight,
+        /// then stops the publisher thread; returns the lines left.
+        func drain(seconds: Double) -> Int {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+            return queue.monitor.locked {
+                while queue.count + inFlight > 0, ContinuousClock.now < deadline {
+                    _ = queue.monitor.wait(seconds: ContinuousClock.now.duration(to: deadline).inSeconds)
+                }
+                stopping = true
+                queue.monitor.broadcast()
+                return queue.count + inFlight
+            }
+        }
+
+        /// Waits up to `seconds` for libmosquitto to send (QoS 0) or have acknowledged (QoS 1)
+        /// message `id`.
+        func awaitSent(_ id: Int32, seconds: Double) {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+            queue.monitor.locked {
+                while !recentlySent.contains(id), ContinuousClock.now < deadline {
+                    _ = queue.monitor.wait(seconds: ContinuousClock.now.duration(to: deadline).inSeconds)
+                }
+            }
+        }
+    }
+}
