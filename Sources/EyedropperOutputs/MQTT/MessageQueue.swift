@@ -6,24 +6,24 @@ import Eyedropper
 ///
 /// The capture thread pushes; one publisher thread takes. Both wait on `monitor`, which the
 /// publisher's state (connected, messages in flight) shares, so that a change to either wakes it.
-final class MessageQueue: @unchecked Sendable {
-    let monitor = Monitor()
+package final class MessageQueue: @unchecked Sendable {
+    package let monitor = Monitor()
     private var slots: [[UInt8]]
     private var head = 0
     /// Under `monitor`: the lines waiting.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// Under `monitor`: the lines dropped for newer ones since the start.
-    private(set) var dropped = 0
+    package private(set) var dropped = 0
 
-    init(limit: Int) {
+    package init(limit: Int) {
         precondition(limit >= 1)
         slots = Array(repeating: [], count: limit)
     }
 
-    var limit: Int { slots.count }
+    package var limit: Int { slots.count }
 
     /// Copies `line` in (under `monitor`), dropping the oldest line when full; wakes the publisher.
-    func push(_ line: String) {
+    package func push(_ line: String) {
         var line = line
         monitor.locked {
             if count == slots.count {
@@ -41,7 +41,7 @@ final class MessageQueue: @unchecked Sendable {
 
     /// Swaps the oldest line into `line` (whose buffer takes its place in the ring); call inside
     /// `monitor.locked`, with `count > 0`.
-    func takeOldest(into line: inout [UInt8]) {
+    package func takeOldest(into line: inout [UInt8]) {
         precondition(count > 0)
         swap(&slots[head], &line)
         head = (head + 1) % slots.count
@@ -50,7 +50,7 @@ final class MessageQueue: @unchecked Sendable {
 
     /// Puts `line` back as the oldest, unless the ring filled meanwhile (then it counts as
     /// dropped); call inside `monitor.locked`.
-    func putBack(_ line: inout [UInt8]) {
+    package func putBack(_ line: inout [UInt8]) {
         guard count < slots.count else { dropped += 1; return }
         head = (head + slots.count - 1) % slots.count
         swap(&slots[head], &line)
