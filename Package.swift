@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Eyedropper", targets: ["Eyedropper"]),
         .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
         .library(name: "EyedropperJPEG", targets: ["EyedropperJPEG"]),
+        .library(name: "EyedropperOutputs", targets: ["EyedropperOutputs"]),
         .executable(name: "eyedropper", targets: ["EyedropperCLI"]),
     ],
     dependencies: [

@@ -26,6 +26,14 @@ let package = Package(
             pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
         ),
+        // libmosquitto called directly, as the Publish suite's peer (the main package's CMosquitto is
+        // not a product).
+        .systemLibrary(
+            name: "CMosquittoBench",
+            path: "Sources/CMosquittoBench",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]
+        ),
         // What the suites share: the same frames (random, test pattern, noisy test pattern) and
         // sample points every run, one configuration.
         .target(
@@ -38,6 +46,7 @@ let package = Package(
         suite("Convert", ["CLibYUV"]),
         suite("Sample"),
         suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench"]),
+        suite("Publish", [.product(name: "EyedropperOutputs", package: "Eyedropper"), "CMosquittoBench"]),
         suite("EndToEnd", [
             .product(name: "EyedropperJPEG", package: "Eyedropper"),
             .product(name: "EyedropperCapture", package: "Eyedropper"),

@@ -127,15 +127,17 @@ extension MQTTPublisher {
         }
 
         /// Waits up to `seconds` for the queue to empty and the broker to take what is in flight,
-        /// then stops the publisher thread; returns the lines left.
-        func drain(seconds: Double) -> Int {
+        /// then, with `stop`, stops the publisher thread; returns the lines left.
+        func drain(seconds: Double, stop: Bool) -> Int {
             let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
             return queue.monitor.locked {
                 while queue.count + inFlight > 0, ContinuousClock.now < deadline {
                     _ = queue.monitor.wait(seconds: ContinuousClock.now.duration(to: deadline).inSeconds)
                 }
-                stopping = true
-                queue.monitor.broadcast()
+                if stop {
+                    stopping = true
+                    queue.monitor.broadcast()
+                }
                 return queue.count + inFlight
             }
         }

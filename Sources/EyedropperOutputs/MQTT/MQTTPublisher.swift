@@ -113,6 +113,16 @@ public final class MQTTPublisher: @unchecked Sendable {
         state.queue.push(reading.json)
     }
 
+    /// Waits up to `seconds` for every queued line to be sent (QoS 0) or acknowledged (QoS 1);
+    /// returns how many are left. Allocates nothing.
+    public func flush(seconds: Double) -> Int {
+        state.drain(seconds: seconds, stop: false)
+    }
+
+    /// Lines dropped from a full queue since the start (as `status.dropped`, without building
+    /// the rest of the status).
+    public var dropped: Int { state.queue.monitor.locked { state.queue.dropped } }
+
     /// The figures of `/api/v1/status` and `/metrics`.
     public var status: Status { state.status }
 
@@ -134,7 +144,7 @@ public final class MQTTPublisher: @unchecked Sendable {
     /// threads. Says on stderr how many lines did not reach the broker, if any.
     public func close() {
         guard let publisher = thread.withLock({ thread -> Thread? in defer { thread = nil }; return thread }) else { return }
-        let left = state.drain(seconds: Self.closeTimeout)
+        let left = state.drain(seconds: Self.closeTimeout, stop: true)
         publisher.join()
         if state.isConnected {
             let offline = Array("offline".utf8)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The README's fleet setup as it stands there: the systemd unit (`systemd-analyze verify`, which
+# warns on unknown keys and sections) and the Prometheus scrape configuration (`promtool check
+# config`). A warning fails. Needs a release build (the unit's ExecStart is pointed at it).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+Scripts/install-deps python3 systemd prometheus
+work=$PWD/.build/fleet-config
+rm -rf "$work"
+mkdir -p "$work"
+python3 - "$work" "$PWD/.build/release/eyedropper" <<'PY'
+import re, sys
+work, binary = sys.argv[1:]
+readme = open("README.md").read()
+fleet = readme[readme.index("### A fleet of cameras"):]
+unit = re.search(r"```ini\n(.*?)```", fleet, re.S).group(1)
+scrape = re.search(r"```yaml\n(.*?)```", fleet, re.S).group(1)
+assert "/usr/local/bin/eyedropper serve" in unit and "/etc/prometheus/eyedropper.token" in scrape
+# The paths of a real host, made to point here; the env file may be absent on this machine.
+open(f"{work}/eyedropper@.service", "w").write(
+    unit.replace("/usr/local/bin/eyedropper", binary).replace("EnvironmentFile=/", "EnvironmentFile=-/"))
+open(f"{work}/token", "w").write("a-token\n")
+open(f"{work}/prometheus.yml", "w").write(scrape.replace("/etc/prometheus/eyedropper.token", f"{work}/token"))
+PY
+ln -s 'eyedropper@.service' "$work/eyedropper@video0.service"
+said=$(systemd-analyze verify --man=no "$work/eyedropper@video0.service" 2>&1) || { echo "$said" >&2; exit 1; }
+[ -z "$said" ] || { echo "systemd-analyze verify warned about the README's unit:" >&2; echo "$said" >&2; exit 1; }
+echo "PASS the README's systemd unit: systemd-analyze verify, no warnings"
+promtool check config "$work/prometheus.yml"
+echo "PASS the README's scrape configuration: promtool check config"
