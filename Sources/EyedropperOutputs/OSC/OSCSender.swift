@@ -88,9 +88,13 @@ public final class OSCSender: Sendable {
             return
         }
         failedCount.add(1, ordering: .relaxed)
-        if state.runFailures == 0 {
+        if state.runFailures == 0, let logger {  // only then: the String is an allocation
+            let reason = String(cString: strerror(error))
             let hint = error == ECONNREFUSED ? " (is anything listening there?)" : ""
-            logger?.warning("warning: OSC to \(peer): \(String(cString: strerror(error)))\(hint); bundles that fail are counted, not said, until none has for \(Self.quietPeriod)")
+            logger.warning("""
+                warning: OSC to \(peer): \(reason)\(hint); bundles that fail are counted, \
+                not said, until none has for \(Self.quietPeriod)
+                """)
         }
         state.runFailures += 1
         state.lastFailure = now
