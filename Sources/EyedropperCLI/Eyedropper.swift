@@ -17,7 +17,8 @@ struct EyedropperCommand: AsyncParsableCommand {
         discussion: """
             Every failure is one line on stderr naming the file, device, option or value, with \
             the exit status saying what kind: 64 usage (a bad option or value), 65 a damaged input \
-            file, 66 a missing file or device, 73 an output file that cannot be written, 74 a \
+            file, 66 a missing file or device, 69 an --osc peer that cannot be resolved or \
+            reached, 71 no socket to be had, 73 an output file that cannot be written, 74 a \
             device busy, gone or silent, 77 permission denied. sample --target exits 1 when a \
             sample of the last line is off target (as cmp does).
             """,
@@ -71,6 +72,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as TLSFileError: (error.description, error.status)
         case let error as TokenFileError: (error.description, tokenFileStatus(error))
         case let error as MQTTError: (error.description, error.status)
+        case let error as OSCError: (error.description, error.status)
         default: nil
         }
     }

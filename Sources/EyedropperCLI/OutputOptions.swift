@@ -51,14 +51,30 @@ struct OutputOptions: ParsableArguments {
         guard mqttQoS == 0 || mqttQoS == 1 else { throw ValidationError("--mqtt-qos must be 0 or 1, got \(mqttQoS)") }
         guard mqttEvery >= 1 else { throw ValidationError("--mqtt-every must be at least 1, got \(mqttEvery)") }
         guard mqttQueue >= 1 else { throw ValidationError("--mqtt-queue must be at least 1, got \(mqttQueue)") }
+        if let osc { _ = try Self.oscPeer(osc) }
+    }
+
+    /// `--osc`'s HOST:PORT (an IPv6 address in brackets), checked before anything opens: a
+    /// malformed one is a usage error, not a failed connection.
+    static func oscPeer(_ argument: String) throws -> ListenAddress {
+        guard let address = ListenAddress(argument: argument), address.port > 0 else {
+            throw ValidationError("--osc \(argument): give HOST:PORT with a port of 1 to 65535, e.g. 127.0.0.1:9000 or [::1]:9000")
+        }
+        return address
     }
 
     /// The outputs asked for, connected: nil when none was. Throws when the broker cannot be
-    /// reached or refuses us, or the OSC peer cannot be resolved.
+    /// reached or refuses us, or the OSC peer cannot be resolved or reached (`OSCError`).
     func open(
         source: FrameSource.Configuration, points: [SamplePoint], calibrated: Bool, target: Bool, logger: Logger
     ) throws -> SampleOutputs? {
         guard mqtt != nil || osc != nil else { return nil }
+        // OSC first: a peer that cannot be resolved fails before a broker is told we are online.
+        var sender: OSCSender?
+        if let osc {
+            let address = try Self.oscPeer(osc)
+            sender = try OSCSender(host: address.host, port: address.port, logger: logger)
+        }
         var publisher: MQTTPublisher?
         if let mqtt {
             var settings = MQTTSettings(
@@ -70,13 +86,6 @@ struct OutputOptions: ParsableArguments {
             settings.queueLimit = mqttQueue
             if mqttDiscovery { settings.discovery = HomeAssistantDiscovery(points: points, calibrated: calibrated, target: target) }
             publisher = try MQTTPublisher(settings, logger: logger)
-        }
-        var sender: OSCSender?
-        if let osc {
-            guard let address = ListenAddress(argument: osc) else {
-                throw CommandFailure("--osc \(osc): give HOST:PORT, e.g. 127.0.0.1:9000", status: 64)
-            }
-            sender = try OSCSender(host: address.host, port: address.port)
         }
         return SampleOutputs(mqtt: publisher, osc: sender)
     }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# OSC output (issue 15) against two peers that share no code with eyedropper's encoder:
+# python-osc (PyPI, pinned in Tests/Outputs/requirements.txt) and liblo's oscdump (Debian's
+# liblo-tools). Tests/Outputs/osc_check.py receives what `eyedropper sample --osc` sends and checks
+# every frame's bundle against the JSON line printed for it: its time tag, and every address, type
+# tag and value, for several frames and points, with --radius, with --average, with a profile
+# (lab), and with 600 points (each frame split into two bundles); then the same for `serve`
+# against its /api/v1/sample. oscdump must parse every bundle of a calibrated run and show the
+# same addresses, type tags and values. Last, sending allocates nothing once warm, counted by
+# Tests/Outputs/malloc_count.c preloaded into OSCSenderTests (this needs the release test build,
+# `swift build -c release --build-tests`). Builds nothing: give the binary as $EYEDROPPER (default
+# .build/release/eyedropper). The Python packages live in a venv of their own, .build/venv-osc;
+# the files and logs go to .build/osc.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+Scripts/install-deps python3-venv liblo-tools
+eyedropper="${EYEDROPPER:-.build/release/eyedropper}"
+[ -x "$eyedropper" ] || { echo "no eyedropper at $eyedropper: build it (swift build -c release) or set EYEDROPPER" >&2; exit 1; }
+venv=.build/venv-osc
+Tests/python-venv.sh "$venv" Tests/Outputs/requirements.txt
+out=.build/osc
+rm -rf "$out"
+mkdir -p "$out"
+check() { "$venv/bin/python" -B Tests/Outputs/osc_check.py "$@"; }
+
+# A camera profile, from the chart the browser tests calibrate: samples gain their L*a*b*.
+eval "$(python3 -B Tests/Browser/calibrated_page.py chart "$out")"
+"$eyedropper" calibrate --source "$out/chart.y4m" --matrix bt601 --frames 2 --reference "$out/reference.json" \
+  --out "$out/profile.json" "${corners[@]}" >"$out/calibrate.txt" 2>&1 || { cat "$out/calibrate.txt" >&2; exit 1; }
+
+# A bar's edge (with a radius, a mean between two bars), the grey ramp, the hue sweep, two corners.
+points=(--at 0.125,0.3 --at 0.5,0.75 --at 0.3,0.9 --at 0,0 --at 1,1)
+pattern=(--source testpattern --size 640x480)
+check sample "$eyedropper" "${pattern[@]}" --frames 20 "${points[@]}"
+check sample "$eyedropper" "${pattern[@]}" --frames 20 --radius 3 "${points[@]}"
+check sample "$eyedropper" "${pattern[@]}" --frames 24 --average 4 --radius 2 "${points[@]}"
+check sample "$eyedropper" "${pattern[@]}" --frames 10 --radius 2 --profile "$out/profile.json" "${points[@]}"
+# 600 points with lab take 124 bytes each: 528 fit in a datagram, so each frame is two bundles.
+# --average 3 spaces the frames out, so the receiver's socket buffer keeps up.
+mapfile -t many < <(python3 -c "for i in range(600): print(f'--at={i % 30 / 29:.4f},{i // 30 / 19:.4f}')")
+check sample "$eyedropper" "${pattern[@]}" --frames 12 --average 3 --radius 1 --profile "$out/profile.json" "${many[@]}"
+check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.json" "${points[@]}"
+
+# liblo: oscdump prints each message it parsed as `SECONDS.FRACTION ADDRESS TYPES VALUES`.
+port=$(check free-port)
+oscdump -L "$port" >"$out/oscdump.txt" 2>&1 &
+dump=$!
+trap 'kill $dump 2>/dev/null || true' EXIT
+sleep 0.5
+"$eyedropper" sample "${pattern[@]}" --frames 20 --radius 2 --profile "$out/profile.json" "${points[@]}" \
+  --format json --osc "127.0.0.1:$port" >"$out/oscdump.jsonl" 2>"$out/oscdump-sample.log"
+sleep 0.5
+kill $dump
+wait $dump || true
+trap - EXIT
+check oscdump "$out/oscdump.txt" "$out/oscdump.jsonl"
+
+# Sending allocates nothing once warm: OSCSenderTests' check runs only with the counter preloaded.
+cc -O2 -shared -fPIC -o "$out/malloc_count.so" Tests/Outputs/malloc_count.c
+LD_PRELOAD="$PWD/$out/malloc_count.so" swift test -c release --skip-build \
+  --filter 'EyedropperOutputsTests.OSCSenderTests/sendingAllocatesNothingOnceWarm' >"$out/allocations.txt" 2>&1 || true
+if grep -q 'sendingAllocatesNothingOnceWarm() passed' "$out/allocations.txt"; then
+  echo "allocations: none in 10,000 sends, once warm: ok"
+else
+  cat "$out/allocations.txt" >&2
+  echo "FAIL: sending allocated, or the allocation check did not run" >&2
+  exit 1
+fi
