@@ -36,16 +36,21 @@ let benchmarks: @Sendable () -> Void = {
             }
         } setup: {
             EyedropperFixture(points: points)
+        } teardown: {
+            LocalBroker.stop()
         }
         Benchmark("\(name)_libmosquitto") { _, fixture in
             fixture.publish(lines)
         } setup: {
             LibmosquittoFixture(points: points)
+        } teardown: {
+            LocalBroker.stop()
         }
     }
 }
 
-/// The broker, once per process: Debian's mosquitto on a free port of 127.0.0.1, stopped at exit.
+/// The broker, once per process (package-benchmark runs each row in a process of its own):
+/// Debian's mosquitto on a free port of 127.0.0.1, stopped by the row's teardown.
 enum LocalBroker {
     static let port: Int = {
         let port = freePort()
@@ -56,15 +61,20 @@ enum LocalBroker {
         let broker = Process()
         broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         broker.arguments = ["-c", configuration.path]
-        broker.standardError = FileHandle.nullDevice
+        // Not the benchmark's own output: package-benchmark reads it to its end.
+        (broker.standardInput, broker.standardOutput, broker.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice, FileHandle.nullDevice)
         do { try broker.run() } catch { fatalError("cannot start mosquitto (Scripts/bench installs it): \(error)") }
-        atexit { kill(brokerPid.load(ordering: .relaxed), SIGTERM) }
         brokerPid.store(broker.processIdentifier, ordering: .relaxed)
         for _ in 0..<100 where !listening(port) { usleep(50_000) }
         return port
     }()
 
     private static let brokerPid = Atomic<Int32>(0)
+
+    static func stop() {
+        let pid = brokerPid.exchange(0, ordering: .relaxed)
+        if pid > 0 { kill(pid, SIGKILL) }  // SIGTERM is blocked in what package-benchmark starts
+    }
 
     private static func freePort() -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -102,7 +102,9 @@ extension MQTTPublisher {
         func publishLines() {
             guard let client else { return }
             var line: [UInt8] = []
-            let (topic, qos) = (settings.samplesTopic, settings.qos)
+            // The topic as C text made once: passing a String where C wants `const char *`
+            // copies it into a new array at every call.
+            let topic = ContiguousArray(settings.samplesTopic.utf8CString), qos = settings.qos
             while true {
                 let taken = queue.monitor.locked {
                     while !stopping, !(connected && inFlight < MQTTPublisher.maxInFlight && queue.count > 0) { queue.monitor.wait() }
@@ -112,7 +114,9 @@ extension MQTTPublisher {
                     return true
                 }
                 guard taken else { return }
-                let result = line.withUnsafeBytes { mosquitto_publish(client, nil, topic, Int32($0.count), $0.baseAddress, qos, false) }
+                let result = line.withUnsafeBytes { bytes in
+                    topic.withUnsafeBufferPointer { mosquitto_publish(client, nil, $0.baseAddress, Int32(bytes.count), bytes.baseAddress, qos, false) }
+                }
                 queue.monitor.locked {
                     if result == MOSQ_ERR_SUCCESS.rawValue {
                         published += 1
