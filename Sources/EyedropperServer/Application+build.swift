@@ -39,7 +39,7 @@ struct ServerParts: Sendable {
         tls = try configuration.tls?.context()
         controls = try configuration.source.makeControls()
         self.outputs = outputs
-        metrics = ServerMetrics(mqtt: outputs?.mqtt != nil)
+        metrics = ServerMetrics(mqtt: outputs?.mqtt != nil, osc: outputs?.osc != nil)
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(
             configuration: configuration, frames: frames, statistics: statistics, controls: controls, outputs: outputs,

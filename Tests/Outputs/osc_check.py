@@ -211,12 +211,18 @@ def serve(eyedropper, seconds, arguments):
     try:
         line = latest_sample(port)
         time.sleep(seconds)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status", timeout=5) as response:
+            osc_status = json.loads(response.read()).get("osc")
     finally:
         server.send_signal(signal.SIGTERM)
         status = server.wait(timeout=20)
     ended = time.time()
     datagrams = receiver.stop()
     checks.check(status == 0, f"serve exited {status}: {''.join(log)}")
+    # status' "osc": the peer, the bundles sent (each one received here, later or at once), none failed.
+    checks.check(osc_status is not None and osc_status["peer"] == f"127.0.0.1:{receiver.port}" and osc_status["failed"] == 0
+                 and 15 * seconds <= osc_status["sent"] <= len(datagrams),
+                 f"status osc {osc_status}, {len(datagrams)} datagrams received")
     frames = frames_of(datagrams, checks)
     # 30 frames a second from the test pattern: at least half of them, as the machine is shared.
     checks.check(len(frames) >= 15 * seconds, f"{len(frames)} frames in {seconds} s")

@@ -53,6 +53,16 @@ struct StatusReport: Codable, Hashable, Sendable {
     /// The broker (without its password), the topic prefix, whether it is connected, and the
     /// lines published, dropped from a full queue, and waiting.
     let mqtt: MQTTPublisher.Status?
+    // Added by issue 15, present only with --osc:
+    /// The peer, and the bundles sent to it and those the system would not take.
+    let osc: OSC?
+
+    struct OSC: Codable, Hashable, Sendable {
+        /// The address bundles go to, as resolved at the start.
+        let peer: String
+        let sent: Int
+        let failed: Int
+    }
 
     struct Profile: Codable, Hashable, Sendable {
         /// The file, as given.
@@ -86,6 +96,10 @@ struct StatusReport: Codable, Hashable, Sendable {
         calibration: ServeConfiguration.CalibrationSettings?, outputs: SampleOutputs? = nil
     ) {
         mqtt = outputs?.mqtt?.status
+        osc = outputs?.osc.map { sender in
+            let counters = sender.counters
+            return OSC(peer: sender.peer, sent: counters.sent, failed: counters.failed)
+        }
         self.source = source
         state = failure == nil ? "running" : "failed"
         error = failure

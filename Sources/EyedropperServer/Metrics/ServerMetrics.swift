@@ -48,7 +48,10 @@ final class ServerMetrics: Sendable {
         let status: Int
     }
 
-    init(version: String = EyedropperServer.version, mqtt publishing: Bool = false) {
+    /// With --osc: the bundles sent, and those the system would not take.
+    private let osc: (sent: Prometheus.Counter, failed: Prometheus.Counter)?
+
+    init(version: String = EyedropperServer.version, mqtt publishing: Bool = false, osc sending: Bool = false) {
         factory = PrometheusMetricsFactory(registry: registry)
         func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "eyedropper", metricName: name, unitName: unit, helpText: help)
@@ -72,6 +75,10 @@ final class ServerMetrics: Sendable {
             dropped: registry.makeCounter(descriptor: name(
                 "mqtt_dropped", "total", "Lines dropped from a full queue while the MQTT broker was slow or away (--mqtt-queue).")),
             queued: registry.makeGauge(descriptor: name("mqtt_queued", "", "Lines waiting for the MQTT broker.")))
+        osc = !sending ? nil : (
+            sent: registry.makeCounter(descriptor: name("osc_sent", "total", "OSC bundles sent (--osc).")),
+            failed: registry.makeCounter(descriptor: name(
+                "osc_failed", "total", "OSC bundles the system would not send (nothing listening, a full buffer); dropped.")))
         residentMemory = registry.makeGauge(descriptor: name("process_resident_memory", "bytes", "Resident memory of this process."))
         registry.makeGauge(descriptor: name("process_start_time", "seconds", "When this process started, in seconds since 1970."))
             .set(to: Self.processStartTime ?? Date().timeIntervalSince1970)
@@ -114,6 +121,12 @@ final class ServerMetrics: Sendable {
                     counter.increment(by: Int64(value))
                 }
                 mqtt.queued.set(to: Double(figures.queued))
+            }
+            if let osc, let figures = status.osc {
+                for (counter, value) in [(osc.sent, figures.sent), (osc.failed, figures.failed)] {
+                    counter.reset()
+                    counter.increment(by: Int64(value))
+                }
             }
             frameRate.set(to: status.frameRate)
             streamClients.set(to: Double(status.streamClients))
