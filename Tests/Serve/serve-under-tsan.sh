@@ -2,17 +2,31 @@
 # eyedropper serve built with the thread sanitizer, under every kind of client at once for ten
 # seconds (MJPEG and event streams, frame.jpg at two qualities, samples, status, metrics, bad
 # requests, stream clients that stop reading and half-sent requests, both cut off by their
-# timeouts), then SIGTERM with streams open: passes when the sanitizer reported nothing and the
+# timeouts), publishing to a Mosquitto broker that is stopped and started meanwhile and sending
+# OSC to a port where nothing listens, then SIGTERM with streams open: passes when the sanitizer reported nothing and the
 # server exited 0. Its locks are pthread mutexes (`Locked`), which the sanitizer understands.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Scripts/install-deps curl python3
+Scripts/install-deps curl python3 mosquitto
 swift build --sanitize=thread --scratch-path .build/tsan --product eyedropper >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source Tests/Serve/start-serve.sh
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+broker_port=$(free_port)
+printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n%s' "$broker_port" \
+  "$([ "$(id -u)" -eq 0 ] && echo 'user root')" >"$work/mosquitto.conf"
+mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
+broker=$!
+trap 'kill $broker 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 0.5
 start_serve .build/tsan/debug/eyedropper "$work/serve.log" --source testpattern --size 640x480 \
-  --stall-timeout 2 --header-timeout 2
+  --stall-timeout 2 --header-timeout 2 --mqtt "mqtt://127.0.0.1:$broker_port" --mqtt-qos 1 --mqtt-queue 20 \
+  --osc "127.0.0.1:$(free_port)"
+trap 'kill $server $broker $(cat "$work/broker.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
+# The publisher's paths while the broker is away and when it is back: stopped at 3 s, started at 6 s.
+(sleep 3; kill $broker; sleep 3
+ mosquitto -c "$work/mosquitto.conf" >>"$work/mosquitto.log" 2>&1 & echo $! >"$work/broker.pid") &
 base="http://127.0.0.1:$port"
 # The timeouts' paths too: two stream clients that stop reading (cut off by --stall-timeout, their
 # places freed) and two half-sent requests (cut off by --header-timeout), held for 8 seconds.
@@ -41,18 +55,23 @@ for _ in 1 2 3; do
      curl -s -o /dev/null "$base/metrics"
    done) &
 done
-wait $(jobs -p | grep -v "^$server\$")
+wait $(jobs -p | grep -v "^$server\$" | grep -v "^$broker\$")
+broker=$(cat "$work/broker.pid")
 curl -s "$base/api/v1/status" | python3 -c '
 import json, sys
 status = json.load(sys.stdin)
 if status["stalledStreamsClosed"] < 2 or status["headerTimeouts"] != 2:
-    sys.exit(f"FAIL: the timeouts did not run under the sanitizer: {status}")'
+    sys.exit(f"FAIL: the timeouts did not run under the sanitizer: {status}")
+mqtt, osc = status["mqtt"], status["osc"]
+if not mqtt["connected"] or mqtt["dropped"] == 0 or mqtt["published"] == 0 or osc["sent"] + osc["failed"] == 0:
+    sys.exit(f"FAIL: the outputs did not run their paths (connected again, lines dropped, bundles tried): {mqtt} {osc}")'
 curl -s -N "$base/api/v1/stream.mjpg" >/dev/null &
 curl -s -N "$base/api/v1/samples" >/dev/null &
 sleep 1
 kill -TERM $server
 status=0
 wait $server || status=$?
+kill $broker
 wait
 if grep -q "ThreadSanitizer" "$work/serve.log" || [ $status -ne 0 ]; then
   cat "$work/serve.log" >&2

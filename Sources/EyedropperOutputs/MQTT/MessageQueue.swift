@@ -15,23 +15,26 @@ package final class MessageQueue: @unchecked Sendable {
     /// Under `monitor`: the lines dropped for newer ones since the start.
     package private(set) var dropped = 0
 
+    /// The most lines held. A constant of its own, not `slots.count`: read without the monitor
+    /// (in what is said on stderr), while the publisher swaps a slot under it.
+    package let limit: Int
+
     package init(limit: Int) {
         precondition(limit >= 1)
+        self.limit = limit
         slots = Array(repeating: [], count: limit)
     }
-
-    package var limit: Int { slots.count }
 
     /// Copies `line` in (under `monitor`), dropping the oldest line when full; wakes the publisher.
     package func push(_ line: String) {
         var line = line
         monitor.locked {
-            if count == slots.count {
-                head = (head + 1) % slots.count
+            if count == limit {
+                head = (head + 1) % limit
                 count -= 1
                 dropped += 1
             }
-            let index = (head + count) % slots.count
+            let index = (head + count) % limit
             slots[index].removeAll(keepingCapacity: true)
             line.withUTF8 { slots[index].append(contentsOf: $0) }
             count += 1
@@ -44,15 +47,15 @@ package final class MessageQueue: @unchecked Sendable {
     package func takeOldest(into line: inout [UInt8]) {
         precondition(count > 0)
         swap(&slots[head], &line)
-        head = (head + 1) % slots.count
+        head = (head + 1) % limit
         count -= 1
     }
 
     /// Puts `line` back as the oldest, unless the ring filled meanwhile (then it counts as
     /// dropped); call inside `monitor.locked`.
     package func putBack(_ line: inout [UInt8]) {
-        guard count < slots.count else { dropped += 1; return }
-        head = (head + slots.count - 1) % slots.count
+        guard count < limit else { dropped += 1; return }
+        head = (head + limit - 1) % limit
         swap(&slots[head], &line)
         count += 1
     }
