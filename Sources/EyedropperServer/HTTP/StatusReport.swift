@@ -58,7 +58,7 @@ struct StatusReport: Codable, Hashable, Sendable {
     let osc: OSC?
 
     struct OSC: Codable, Hashable, Sendable {
-        /// The address bundles go to, as resolved at the start.
+        /// The peer as `--osc` gave it, HOST:PORT.
         let peer: String
         let sent: Int
         let failed: Int
