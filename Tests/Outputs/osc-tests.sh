@@ -9,14 +9,14 @@
 # same addresses, type tags and values. Last, sending allocates nothing once warm, counted by
 # Tests/Outputs/malloc_count.c preloaded into OSCSenderTests (this needs the release test build,
 # `swift build -c release --build-tests`). Builds nothing: give the binary as $EYEDROPPER (default
-# .build/release/eyedropper). The Python packages live in a venv of their own, .build/venv-osc;
+# .build/release/eyedropper). The Python packages live in the venv the Outputs tests share, .build/venv-outputs;
 # the files and logs go to .build/osc.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps python3-venv liblo-tools
 eyedropper="${EYEDROPPER:-.build/release/eyedropper}"
 [ -x "$eyedropper" ] || { echo "no eyedropper at $eyedropper: build it (swift build -c release) or set EYEDROPPER" >&2; exit 1; }
-venv=.build/venv-osc
+venv=.build/venv-outputs
 Tests/python-venv.sh "$venv" Tests/Outputs/requirements.txt
 out=.build/osc
 rm -rf "$out"
