@@ -72,8 +72,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         case let error as CalibrationError: (error.description, 65)
         case let error as TLSFileError: (error.description, error.status)
         case let error as TokenFileError: (error.description, tokenFileStatus(error))
-        case let error as MQTTError: (error.description, error.status)
-        case let error as OSCError: (error.description, error.status)
+        case let error as OutputError: (error.description, error.status)
         default: nil
         }
     }

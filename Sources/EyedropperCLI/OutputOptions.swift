@@ -64,7 +64,7 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// The outputs asked for, connected: nil when none was. Throws when the broker cannot be
-    /// reached or refuses us, or the OSC peer cannot be resolved or reached (`OSCError`).
+    /// reached or refuses us, or the OSC peer cannot be resolved or reached (`OutputError`).
     func open(
         source: FrameSource.Configuration, points: [SamplePoint], calibrated: Bool, target: Bool, logger: Logger
     ) throws -> SampleOutputs? {

@@ -91,7 +91,7 @@ struct Sample: ParsableCommand {
         var output = SampleOutput(
             points: points, radius: sampling.radius, average: average, format: format,
             swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated?.profile, target: calibrated?.target)
-        if let sinks { output.outputs = (sinks, { if case .camera = configuration.source { true } else { false } }()) }
+        if let sinks { output.outputs = (sinks, configuration.source.isCamera) }
         let every = every ?? 1
         var frameIndex = 0
         do {
@@ -207,8 +207,8 @@ private struct SampleOutput {
             profile.calibrate(samples, target: target, into: &calibrated)
             if target != nil { lastLinePassed = calibrated.allSatisfy { $0.pass == true } }
         }
-        // The JSON line is what MQTT publishes, whatever stdout's format.
-        let json = format == .json || outputs != nil
+        // The JSON line is what MQTT publishes, whatever stdout's format; OSC does not need it.
+        let json = format == .json || outputs?.sinks.mqtt != nil
             ? SampleJSON.object(frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated)
             : ""
         if let outputs {

@@ -10,9 +10,6 @@ public final class SampleOutputs: Sendable {
         self.osc = osc
     }
 
-    /// Whether there is anywhere to send to.
-    public var isEmpty: Bool { mqtt == nil && osc == nil }
-
     /// Hands one line of samples to each output.
     public func send(_ reading: SampleReading) {
         mqtt?.publish(reading)

@@ -6,7 +6,8 @@ import Glibc
 /// One line of samples as the outputs get it: what `sample --format json` prints for a frame (or
 /// a block of frames), and the values it was made from.
 public struct SampleReading {
-    /// The JSON line, without its newline: `SampleJSON.object`.
+    /// The JSON line, without its newline: `SampleJSON.object`; empty when only OSC listens,
+    /// which does not read it.
     public var json: String
     /// The samples, in the order of the points.
     public var samples: [ColorSample]

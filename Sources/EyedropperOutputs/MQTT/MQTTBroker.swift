@@ -71,8 +71,7 @@ public struct MQTTBroker: Hashable, Sendable, CustomStringConvertible {
     /// The URL without the password: what is said on stderr and in status.
     public var description: String {
         let scheme = tls ? "mqtts" : "mqtt"
-        let name = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(user.map { "\($0)@" } ?? "")\(name):\(port)"
+        return "\(scheme)://\(user.map { "\($0)@" } ?? "")\(hostAndPort(host, String(port)))"
     }
 
     private static func port(_ text: Substring, in url: MQTTURLError.Shown) throws(MQTTURLError) -> Int {

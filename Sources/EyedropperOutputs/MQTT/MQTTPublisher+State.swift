@@ -17,8 +17,6 @@ extension MQTTPublisher {
         let answer = Locked<Int32?>(nil)
         // Under `queue.monitor`:
         private var connected = false
-        /// Whether the broker ever accepted us: a refusal at the start is `init`'s to say.
-        private var accepted = false
         private var inFlight = 0
         private var published = 0
         private var stopping = false
@@ -28,8 +26,12 @@ extension MQTTPublisher {
         private var recentlySent = [Int32](repeating: 0, count: 16)
         private var sentCount = 0
 
+        /// The broker as status names it, without the password: made once.
+        private let broker: String
+
         init(settings: MQTTSettings, logger: Logger) {
             self.settings = settings
+            broker = settings.broker.description
             self.logger = logger
             queue = MessageQueue(limit: settings.queueLimit)
         }
@@ -43,7 +45,7 @@ extension MQTTPublisher {
         var status: Status {
             queue.monitor.locked {
                 Status(
-                    broker: settings.broker.description, topic: settings.topic, connected: connected, published: published,
+                    broker: broker, topic: settings.topic, connected: connected, published: published,
                     dropped: queue.dropped, queued: queue.count)
             }
         }
@@ -62,7 +64,6 @@ extension MQTTPublisher {
             }
             let back = queue.monitor.locked {
                 connected = true
-                accepted = true
                 inFlight = 0  // libmosquitto sends again what it held (QoS 1) and forgot the rest
                 queue.monitor.broadcast()
                 defer { lost = nil }
@@ -78,7 +79,8 @@ extension MQTTPublisher {
             let newlyLost = queue.monitor.locked {
                 connected = false
                 queue.monitor.broadcast()
-                guard code != 0, accepted, !stopping, lost == nil else { return false }
+                // A refusal at the start (no answer yet, or not 0) is `init`'s to say.
+                guard code != 0, answer.withLock({ $0 }) == 0, !stopping, lost == nil else { return false }
                 lost = (.now, queue.dropped)
                 return true
             }

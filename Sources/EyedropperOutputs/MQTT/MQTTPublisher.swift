@@ -2,6 +2,7 @@ import CMosquitto
 import Eyedropper
 import Logging
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,8 @@ import Glibc
 /// `PREFIX/status` holds a retained `online` from each connect, and `offline` as the client's last
 /// will (the broker says it for a host that dies) and at `close`.
 public final class MQTTPublisher: @unchecked Sendable {
-    public let settings: MQTTSettings
+    /// What `--mqtt` and its options asked for (the state's, which the callbacks read too).
+    public var settings: MQTTSettings { state.settings }
     private let client: OpaquePointer
     private let state: State
     private let thread = Locked<Thread?>(nil)
@@ -31,59 +33,58 @@ public final class MQTTPublisher: @unchecked Sendable {
     static let connectTimeout = 10.0
 
     /// Connects to the broker, waits for its answer, says `online` and starts publishing. Throws
-    /// `MQTTError` when the broker cannot be reached or refuses the client.
-    public init(_ settings: MQTTSettings, logger: Logger) throws(MQTTError) {
+    /// `OutputError` when the broker cannot be reached or refuses the client.
+    public init(_ settings: MQTTSettings, logger: Logger) throws(OutputError) {
         _ = Self.library
-        self.settings = settings
-        let broker = settings.broker
         state = State(settings: settings, logger: logger)
         let id = "eyedropper-\(MQTTSettings.hostName())-\(getpid())"
         guard let client = mosquitto_new(id, true, Unmanaged.passUnretained(state).toOpaque()) else {
-            throw MQTTError(.unreachable, "mqtt: cannot make a client: \(String(cString: strerror(errno)))")
+            throw OutputError(.unavailable, "mqtt: cannot make a client: \(String(cString: strerror(errno)))")
         }
         self.client = client
         state.client = client
         do {
             try configure(settings)
+            try connect()
         } catch {
             mosquitto_destroy(client)
             throw error
         }
-        let connected = mosquitto_connect(client, broker.host, Int32(broker.port), settings.keepAlive)
-        if connected != MOSQ_ERR_SUCCESS.rawValue {
-            mosquitto_destroy(client)
-            throw MQTTError(.unreachable, "mqtt: cannot reach \(broker): \(Self.text(connected)): check the host and port, and that the broker runs")
-        }
-        // The broker's answer (CONNACK), on this thread: the start says whether it took us.
-        let start = ContinuousClock.now
-        while state.answer.withLock({ $0 }) == nil, start.duration(to: .now).inSeconds < Self.connectTimeout {
-            let result = mosquitto_loop(client, 100, 1)
-            if result != MOSQ_ERR_SUCCESS.rawValue, state.answer.withLock({ $0 }) == nil {
-                mosquitto_destroy(client)
-                let tls = broker.tls ? " (with TLS: check that it speaks TLS on that port, and --mqtt-ca)" : ""
-                throw MQTTError(.unreachable, "mqtt: \(broker) closed the connection before answering: \(Self.text(result))\(tls)")
-            }
-        }
-        switch state.answer.withLock({ $0 }) {
-        case 0:
-            break
-        case let code? where code == 4 || code == 5:
-            mosquitto_destroy(client)
-            throw MQTTError(.refused, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code))): check the user name and password in --mqtt (or EYEDROPPER_MQTT_PASSWORD)")
-        case let code?:
-            mosquitto_destroy(client)
-            throw MQTTError(.unreachable, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code)))")
-        case nil:
-            mosquitto_destroy(client)
-            throw MQTTError(.unreachable, "mqtt: \(broker) did not answer within \(Int(Self.connectTimeout)) s")
-        }
-        logger.info("mqtt: publishing to \(broker), topic \(settings.samplesTopic) (QoS \(settings.qos))")
+        logger.info("mqtt: publishing to \(settings.broker), topic \(settings.samplesTopic) (QoS \(settings.qos))")
         mosquitto_loop_start(client)
         thread.withLock { [state] in $0 = Thread { state.publishLines() } }
     }
 
+    /// Connects and waits, on this thread, for the broker's answer (CONNACK): the start says
+    /// whether it took us.
+    private func connect() throws(OutputError) {
+        let broker = settings.broker
+        let connected = mosquitto_connect(client, broker.host, Int32(broker.port), settings.keepAlive)
+        guard connected == MOSQ_ERR_SUCCESS.rawValue else {
+            throw OutputError(.unavailable, "mqtt: cannot reach \(broker): \(Self.text(connected)): check the host and port, and that the broker runs")
+        }
+        let start = ContinuousClock.now
+        while state.answer.withLock({ $0 }) == nil, start.duration(to: .now).inSeconds < Self.connectTimeout {
+            let result = mosquitto_loop(client, 100, 1)
+            if result != MOSQ_ERR_SUCCESS.rawValue, state.answer.withLock({ $0 }) == nil {
+                let tls = broker.tls ? " (with TLS: check that it speaks TLS on that port, and --mqtt-ca)" : ""
+                throw OutputError(.unavailable, "mqtt: \(broker) closed the connection before answering: \(Self.text(result))\(tls)")
+            }
+        }
+        switch state.answer.withLock({ $0 }) {
+        case 0:
+            return
+        case let code? where code == 4 || code == 5:
+            throw OutputError(.refused, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code))): check the user name and password in --mqtt (or EYEDROPPER_MQTT_PASSWORD)")
+        case let code?:
+            throw OutputError(.unavailable, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code)))")
+        case nil:
+            throw OutputError(.unavailable, "mqtt: \(broker) did not answer within \(Int(Self.connectTimeout)) s")
+        }
+    }
+
     /// Options, credentials, TLS, the last will and the callbacks.
-    private func configure(_ settings: MQTTSettings) throws(MQTTError) {
+    private func configure(_ settings: MQTTSettings) throws(OutputError) {
         let broker = settings.broker
         mosquitto_int_option(client, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
         mosquitto_int_option(client, MOSQ_OPT_TCP_NODELAY, 1)
@@ -96,7 +97,7 @@ public final class MQTTPublisher: @unchecked Sendable {
             if let path = settings.certificateAuthorities { try Self.checkReadable(path) }
             let result = mosquitto_tls_set(client, settings.certificateAuthorities, settings.certificateAuthorities == nil ? "/etc/ssl/certs" : nil, nil, nil, nil)
             if result != MOSQ_ERR_SUCCESS.rawValue {
-                throw MQTTError(.unusableFile, "--mqtt-ca \(settings.certificateAuthorities ?? "/etc/ssl/certs"): \(Self.text(result))")
+                throw OutputError(.unusableFile, "--mqtt-ca \(settings.certificateAuthorities ?? "/etc/ssl/certs"): \(Self.text(result))")
             }
         }
         let offline = Array("offline".utf8)
@@ -172,12 +173,18 @@ public final class MQTTPublisher: @unchecked Sendable {
         return text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
-    private static func checkReadable(_ path: String) throws(MQTTError) {
-        guard access(path, F_OK) == 0 else {
-            throw MQTTError(.missingFile, "--mqtt-ca \(path): the file does not exist: check the path")
-        }
-        guard access(path, R_OK) == 0 else {
-            throw MQTTError(.unreadableFile, "--mqtt-ca \(path): \(String(cString: strerror(errno))): check its permissions")
+    /// Reads `--mqtt-ca` once, as this user, so that a missing (66) or unreadable (77) file is
+    /// said as such; libmosquitto itself says only "invalid".
+    private static func checkReadable(_ path: String) throws(OutputError) {
+        do {
+            _ = try FileDescriptor.readWholeFile(path)
+        } catch {
+            let kind: OutputError.Kind = switch error.cause {
+            case .notFound: .missingFile
+            case .notPermitted: .refused
+            case .isDirectory, .other: .unusableFile
+            }
+            throw OutputError(kind, "--mqtt-ca \(path): cannot read it: \(error.text)")
         }
     }
 }

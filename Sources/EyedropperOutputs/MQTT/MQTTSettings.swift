@@ -52,7 +52,7 @@ public struct MQTTSettings: Hashable, Sendable {
     public static func hostName() -> String {
         var name = [CChar](repeating: 0, count: 256)
         guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
-        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return cText(name)
     }
 
     static func topicLevel(_ text: String) -> String {

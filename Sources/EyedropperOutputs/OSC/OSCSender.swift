@@ -41,11 +41,11 @@ public final class OSCSender: Sendable {
     }
 
     /// Resolves `host` once (a name, an IPv4 or an IPv6 address) and connects a UDP socket to
-    /// it. Throws `OSCError` when it cannot be resolved or reached. `logger` hears where the
+    /// it. Throws `OutputError` when it cannot be resolved or reached. `logger` hears where the
     /// bundles go and of failed sends.
-    public init(host: String, port: Int, logger: Logger? = nil) throws(OSCError) {
+    public init(host: String, port: Int, logger: Logger? = nil) throws(OutputError) {
         let socket = try UDPPeer(host: host, port: port)
-        peer = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        peer = socket.peer
         self.logger = logger
         logger?.info("OSC bundles go to \(socket.address)\(socket.address == peer ? "" : " (\(peer))")")
         state = Locked(State(socket: socket))
@@ -78,6 +78,12 @@ public final class OSCSender: Sendable {
 
     /// Counts one send and keeps the run of failures.
     private func record(_ error: Int32, in state: inout State) {
+        // The clock only matters in a run of failures, or at a failure: a bundle sent outside
+        // one reads nothing.
+        guard error != 0 || state.runFailures > 0 else {
+            sentCount.add(1, ordering: .relaxed)
+            return
+        }
         let now = ContinuousClock.now
         if state.runFailures > 0, state.lastFailure.duration(to: now) >= Self.quietPeriod {
             logger?.info("OSC to \(peer): sending again; \(state.runFailures) bundles failed before")

@@ -1,19 +1,7 @@
+import Eyedropper
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Why OSC output could not start, in one line, with its sysexits status.
-public struct OSCError: Error, Hashable, Sendable, CustomStringConvertible {
-    public let description: String
-    /// 69 (EX_UNAVAILABLE) for a peer that cannot be resolved or reached (no route), 71
-    /// (EX_OSERR) for a socket the system will not give.
-    public let status: Int32
-
-    public init(description: String, status: Int32) {
-        self.description = description
-        self.status = status
-    }
-}
 
 /// A UDP socket `connect()`ed to one OSC peer: the name is resolved once, at the start, and
 /// every send goes to that address without blocking (the socket is non-blocking), so the capture
@@ -22,13 +10,15 @@ public struct OSCError: Error, Hashable, Sendable, CustomStringConvertible {
 /// deinit closes the socket.
 final class UDPPeer {
     private let fd: Int32
+    /// The peer as given: `host:port`, IPv6 in brackets.
+    let peer: String
     /// The address resolved, numeric: `127.0.0.1:9000`, `[::1]:9000`.
     let address: String
 
     /// Resolves `host` (a name, IPv4 or IPv6 address) with getaddrinfo and connects to the first
     /// of its addresses that takes a connection; throws when none does.
-    init(host: String, port: Int) throws(OSCError) {
-        let peer = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    init(host: String, port: Int) throws(OutputError) {
+        peer = hostAndPort(host, String(port))
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
@@ -37,7 +27,7 @@ final class UDPPeer {
         let resolved = getaddrinfo(host, String(port), &hints, &list)
         guard resolved == 0, let first = list else {
             let reason = resolved == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(resolved))
-            throw OSCError(description: "OSC peer \(peer) (--osc): cannot resolve \(host): \(reason)", status: 69)
+            throw OutputError(.unavailable, "OSC peer \(peer) (--osc): cannot resolve \(host): \(reason)")
         }
         defer { freeaddrinfo(list) }
         var failure = (call: "", code: Int32(0))
@@ -60,8 +50,8 @@ final class UDPPeer {
         }
         let reason = String(cString: strerror(failure.code))
         throw failure.call == "socket"
-            ? OSCError(description: "OSC peer \(peer) (--osc): no UDP socket: \(reason)", status: 71)
-            : OSCError(description: "OSC peer \(peer) (--osc): cannot reach it: \(reason)", status: 69)
+            ? OutputError(.noSocket, "OSC peer \(peer) (--osc): no UDP socket: \(reason)")
+            : OutputError(.unavailable, "OSC peer \(peer) (--osc): cannot reach it: \(reason)")
     }
 
     deinit {
@@ -71,9 +61,9 @@ final class UDPPeer {
     /// Sends `bytes` as one datagram, never waiting: 0 when the system took it, else the errno
     /// (`EAGAIN` for a full send buffer, `ECONNREFUSED` for a closed port on the peer, ...).
     func send(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        while true {
-            if Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT)) >= 0 { return 0 }
-            if errno != EINTR { return errno }
+        switch SystemCalls.retryingInterrupts({ Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT)) }) {
+        case .success: 0
+        case let .failure(error): error.rawValue
         }
     }
 
@@ -83,10 +73,6 @@ final class UDPPeer {
         var port = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         guard getnameinfo(address, length, &host, socklen_t(host.count), &port, socklen_t(port.count), NI_NUMERICHOST | NI_NUMERICSERV) == 0
         else { return nil }
-        func text(_ characters: [CChar]) -> String {
-            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        let (name, service) = (text(host), text(port))
-        return name.contains(":") ? "[\(name)]:\(service)" : "\(name):\(service)"
+        return hostAndPort(cText(host), cText(port))
     }
 }

@@ -105,7 +105,7 @@ private struct FramePublisher {
         self.statistics = statistics
         self.outputs = outputs
         self.logger = logger
-        if case .camera = configuration.source.source { driverClock = true } else { driverClock = false }
+        driverClock = configuration.source.source.isCamera
         frameCheck = configuration.calibration.map { CameraProfile.FrameCheck($0.profile) }
     }
 
