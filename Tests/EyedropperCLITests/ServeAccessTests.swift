@@ -107,6 +107,7 @@ import Glibc
     @Test func unreadableTokenFileExits77() throws {
         let scratch = try ScratchDirectory()
         try ScratchDirectory.write(Array(Self.token.utf8), to: scratch.file("token"))
+        chmod(scratch.path, 0o755)  // so that nobody is refused the file itself, not the directory
         chmod(scratch.file("token"), 0)
         let result = try ServeCommandTests.serveThatStops(
             ["--source", "testpattern", "--token-file", scratch.file("token")], asNobody: geteuid() == 0)

@@ -43,6 +43,8 @@ private func elements(_ bundle: [UInt8]) -> [[UInt8]] {
         result.append(Array(bundle[at + 4..<min(at + 4 + size, bundle.count)]))
         at += 4 + size
     }
+    // Every size word adds up to the bundle: one too large on the last element fails here.
+    #expect(at == bundle.count, "the elements' sizes reach byte \(at) of \(bundle.count)")
     return result
 }
 

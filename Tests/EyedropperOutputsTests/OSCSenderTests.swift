@@ -108,7 +108,7 @@ private let threadAllocations: (@convention(c) () -> UInt64)? = {
         #expect {
             _ = try OSCSender(host: "no-such-host.invalid", port: 9000)
         } throws: { error in
-            guard let error = error as? OSCError else { return false }
+            guard let error = error as? OutputError else { return false }
             return error.status == 69 && error.description.contains("no-such-host.invalid")
         }
     }

@@ -31,14 +31,14 @@ eval "$(python3 -B Tests/Browser/calibrated_page.py chart "$out")"
 # A bar's edge (with a radius, a mean between two bars), the grey ramp, the hue sweep, two corners.
 points=(--at 0.125,0.3 --at 0.5,0.75 --at 0.3,0.9 --at 0,0 --at 1,1)
 pattern=(--source testpattern --size 640x480)
-check sample "$eyedropper" "${pattern[@]}" --frames 20 "${points[@]}"
-check sample "$eyedropper" "${pattern[@]}" --frames 20 --radius 3 "${points[@]}"
-check sample "$eyedropper" "${pattern[@]}" --frames 24 --average 4 --radius 2 "${points[@]}"
-check sample "$eyedropper" "${pattern[@]}" --frames 10 --radius 2 --profile "$out/profile.json" "${points[@]}"
+check sample "$eyedropper" 20 1 "${pattern[@]}" --frames 20 "${points[@]}"
+check sample "$eyedropper" 20 1 "${pattern[@]}" --frames 20 --radius 3 "${points[@]}"
+check sample "$eyedropper" 6 1 "${pattern[@]}" --frames 24 --average 4 --radius 2 "${points[@]}"
+check sample "$eyedropper" 10 1 "${pattern[@]}" --frames 10 --radius 2 --profile "$out/profile.json" "${points[@]}"
 # 600 points with lab take 124 bytes each: 528 fit in a datagram, so each frame is two bundles.
 # --average 3 spaces the frames out, so the receiver's socket buffer keeps up.
 mapfile -t many < <(python3 -c "for i in range(600): print(f'--at={i % 30 / 29:.4f},{i // 30 / 19:.4f}')")
-check sample "$eyedropper" "${pattern[@]}" --frames 12 --average 3 --radius 1 --profile "$out/profile.json" "${many[@]}"
+check sample "$eyedropper" 4 2 "${pattern[@]}" --frames 12 --average 3 --radius 1 --profile "$out/profile.json" "${many[@]}"
 check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.json" "${points[@]}"
 
 # liblo: oscdump prints each message it parsed as `SECONDS.FRACTION ADDRESS TYPES VALUES`.
@@ -53,7 +53,7 @@ sleep 0.5
 kill $dump
 wait $dump || true
 trap - EXIT
-check oscdump "$out/oscdump.txt" "$out/oscdump.jsonl"
+check oscdump "$out/oscdump.txt" "$out/oscdump.jsonl" 20
 
 # Sending allocates nothing once warm: OSCSenderTests' check runs only with the counter preloaded.
 cc -O2 -shared -fPIC -o "$out/malloc_count.so" Tests/Outputs/malloc_count.c

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """eyedropper's OSC output against python-osc, a peer that shares no code with it (Tests/Outputs/osc-tests.sh).
 
-usage: osc_check.py sample EYEDROPPER [SAMPLE ARGS...]
+usage: osc_check.py sample EYEDROPPER LINES BUNDLES [SAMPLE ARGS...]
     Receives on a free UDP port of 127.0.0.1 while `EYEDROPPER sample ARGS --format json --osc
-    127.0.0.1:PORT` runs, then checks every frame's bundle against the JSON line printed for it.
+    127.0.0.1:PORT` runs, then checks that it printed LINES lines, each sent as BUNDLES bundles,
+    and every frame's bundles against the JSON line printed for it.
 usage: osc_check.py serve EYEDROPPER SECONDS [SERVE ARGS...]
     The same against `EYEDROPPER serve --listen 127.0.0.1:0 ARGS --osc ...`, stopped with SIGTERM
     after SECONDS; on a still source every frame's samples are those of /api/v1/sample.
-usage: osc_check.py oscdump DUMP JSONL
+usage: osc_check.py oscdump DUMP JSONL LINES
     liblo's oscdump output DUMP (one line per message: `SECONDS.FRACTION ADDRESS TYPES VALUES`)
-    against the JSON lines of the same run.
+    against the JSON lines of the same run, which must be LINES.
 usage: osc_check.py free-port
     Prints a UDP port of 127.0.0.1 that was free a moment ago (for oscdump, which needs one).
 
@@ -167,7 +168,7 @@ def compare_run(checks, frames, lines, started, ended, bundles_per_frame=None):
         compare_frame(checks, what, frame, line)
 
 
-def sample(eyedropper, arguments):
+def sample(eyedropper, expected_lines, bundles_per_frame, arguments):
     checks = Checks()
     receiver = Receiver()
     started = time.time()
@@ -178,12 +179,13 @@ def sample(eyedropper, arguments):
     if not checks.check(run.returncode == 0, f"sample exited {run.returncode}: {run.stderr.strip()}"):
         return 1
     lines = [json.loads(text) for text in run.stdout.splitlines()]
+    checks.check(len(lines) == expected_lines, f"sample printed {len(lines)} lines, expected {expected_lines}")
     frames = frames_of(datagrams, checks)
     points = len(lines[0]["samples"]) if lines else 0
     calibrated = bool(lines) and "calibrated" in lines[0]["samples"][0]
     split = any(len(f["bundles"]) > 1 for f in frames)
     bundles = max((len(f["bundles"]) for f in frames), default=0)
-    compare_run(checks, frames, lines, started, ended)
+    compare_run(checks, frames, lines, started, ended, bundles_per_frame=bundles_per_frame)
     shown = " ".join(arguments)
     shown = shown if len(shown) < 200 else shown[:200] + "..."
     print(f"sample {shown}: {len(frames)} frames, {len(datagrams)} bundles ({bundles} a frame{', split' if split else ''}), "
@@ -245,10 +247,11 @@ def latest_sample(port):
     raise RuntimeError("/api/v1/sample answered 503 for 10 s")
 
 
-def oscdump(dump, jsonl):
+def oscdump(dump, jsonl, expected_lines):
     """oscdump prints `%08x.%08x path types` and each value (floats %f, strings quoted)."""
     checks = Checks()
     lines = [json.loads(text) for text in open(jsonl)]
+    checks.check(len(lines) == expected_lines, f"sample printed {len(lines)} lines, expected {expected_lines}")
     frames = []
     for text in open(dump):
         found = re.fullmatch(r"([0-9a-f]{8})\.([0-9a-f]{8}) (\S+) (\S+)((?: \S+)*)\n", text)
@@ -287,12 +290,12 @@ def free_port():
 
 def main():
     arguments = sys.argv[1:]
-    if arguments[:1] == ["sample"] and len(arguments) >= 2:
-        return sample(arguments[1], arguments[2:])
+    if arguments[:1] == ["sample"] and len(arguments) >= 4:
+        return sample(arguments[1], int(arguments[2]), int(arguments[3]), arguments[4:])
     if arguments[:1] == ["serve"] and len(arguments) >= 3:
         return serve(arguments[1], float(arguments[2]), arguments[3:])
-    if arguments[:1] == ["oscdump"] and len(arguments) == 3:
-        return oscdump(arguments[1], arguments[2])
+    if arguments[:1] == ["oscdump"] and len(arguments) == 4:
+        return oscdump(arguments[1], arguments[2], int(arguments[3]))
     if arguments == ["free-port"]:
         return free_port()
     print(__doc__, file=sys.stderr)

@@ -63,8 +63,8 @@ status = json.load(sys.stdin)
 if status["stalledStreamsClosed"] < 2 or status["headerTimeouts"] != 2:
     sys.exit(f"FAIL: the timeouts did not run under the sanitizer: {status}")
 mqtt, osc = status["mqtt"], status["osc"]
-if not mqtt["connected"] or mqtt["dropped"] == 0 or mqtt["published"] == 0 or osc["sent"] + osc["failed"] == 0:
-    sys.exit(f"FAIL: the outputs did not run their paths (connected again, lines dropped, bundles tried): {mqtt} {osc}")'
+if not mqtt["connected"] or mqtt["dropped"] == 0 or mqtt["published"] == 0 or osc["failed"] == 0:
+    sys.exit(f"FAIL: the outputs did not run their paths (connected again, lines dropped, bundles to a closed port failed): {mqtt} {osc}")'
 curl -s -N "$base/api/v1/stream.mjpg" >/dev/null &
 curl -s -N "$base/api/v1/samples" >/dev/null &
 sleep 1
