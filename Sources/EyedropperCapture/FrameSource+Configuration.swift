@@ -46,7 +46,7 @@ extension FrameSource {
             /// timestamp 0, a file once through on its own clock.
             case asRead
             /// In real time, like a camera: the test pattern at `fps`, a file at its own rate
-            /// (else `fps`) and from the start again at its end; timestamps count from the start.
+            /// (else `fps`) and from the start again at its end; timestamps count from the first frame.
             case live
         }
 

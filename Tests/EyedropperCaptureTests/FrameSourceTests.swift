@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Eyedropper
 import EyedropperCapture
 import EyedropperTestSupport
@@ -95,6 +98,26 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
         #expect(frames.map(\.first) == [40, 80, 0, 40, 80, 0])
         let stamps = frames.map(\.timestamp)
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $1 > $0 }, "\(stamps)")
+    }
+
+    /// Live, the pacer's clock starts at the first frame: a source made 300 ms before its first
+    /// frame is asked for has missed none (a server starting under load counted one). A reader
+    /// 350 ms late after that has missed 2 frames at 10 fps (3 would be a clock from the start).
+    /// Catches a clock started when the source is made, and drops no longer counted.
+    @Test func liveClockStartsAtTheFirstFrame() throws {
+        var configuration = FrameSource.Configuration(source: .testPattern)
+        (configuration.width, configuration.height) = (64, 48)
+        configuration.pacing = .live
+        configuration.fps = 10
+        let source = try FrameSource(configuration, logger: LogRecorder().logger)
+        usleep(300_000)
+        var stamps: [Double] = []
+        #expect(try source.next { _, timestamp in stamps.append(timestamp) })
+        #expect(source.framesDropped == 0)
+        usleep(350_000)
+        #expect(try source.next { _, timestamp in stamps.append(timestamp) })
+        #expect(source.framesDropped == 2, "late by 250 ms after the first frame, at 100 ms a frame")
+        #expect(stamps.count == 2 && stamps[0] == 0 && abs(stamps[1] - 0.3) < 1e-9, "the frame's place on the clock, skipped ones included: \(stamps)")
     }
 
     /// A camera that is not there: an error at the first frame unless the policy waits from the
