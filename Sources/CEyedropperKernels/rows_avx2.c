@@ -118,15 +118,23 @@ ED_AVX2_INLINE ed_chroma ed_interleaved_chroma(const uint8_t *cbcr, int crFirst,
                    : ed_chroma_from(first_lo, first_hi, second_lo, second_hi, s);
 }
 
+// A 32-byte store: non-temporal when `stream` (dst is then aligned), else through the cache.
+// Streamed bytes go to memory in write-combining buffers without first reading the line in
+// (read-for-ownership), which halves the write traffic of an output larger than the cache.
+ED_AVX2_INLINE void ed_store(uint8_t *dst, __m256i v, int stream) {
+    if (stream) _mm256_stream_si256((__m256i *)dst, v);
+    else _mm256_storeu_si256((__m256i *)dst, v);
+}
+
 // Four stores of 8 pixels, bytes a, b, c, 255 (quad layout).
-ED_AVX2_INLINE void ed_store_quad(__m256i a, __m256i b, __m256i c, uint8_t *dst) {
+ED_AVX2_INLINE void ed_store_quad(__m256i a, __m256i b, __m256i c, uint8_t *dst, int stream) {
     __m256i opaque = _mm256_set1_epi8((char)0xFF);
     __m256i ab_lo = _mm256_unpacklo_epi8(a, b), ab_hi = _mm256_unpackhi_epi8(a, b);
     __m256i co_lo = _mm256_unpacklo_epi8(c, opaque), co_hi = _mm256_unpackhi_epi8(c, opaque);
-    _mm256_storeu_si256((__m256i *)dst, _mm256_unpacklo_epi16(ab_lo, co_lo));
-    _mm256_storeu_si256((__m256i *)(dst + 32), _mm256_unpackhi_epi16(ab_lo, co_lo));
-    _mm256_storeu_si256((__m256i *)(dst + 64), _mm256_unpacklo_epi16(ab_hi, co_hi));
-    _mm256_storeu_si256((__m256i *)(dst + 96), _mm256_unpackhi_epi16(ab_hi, co_hi));
+    ed_store(dst, _mm256_unpacklo_epi16(ab_lo, co_lo), stream);
+    ed_store(dst + 32, _mm256_unpackhi_epi16(ab_lo, co_lo), stream);
+    ed_store(dst + 64, _mm256_unpacklo_epi16(ab_hi, co_hi), stream);
+    ed_store(dst + 96, _mm256_unpackhi_epi16(ab_hi, co_hi), stream);
 }
 
 // Three stores of 32 bytes, R,G,B, natural layout. Each lane makes the 48 output bytes of its
@@ -135,7 +143,7 @@ ED_AVX2_INLINE void ed_store_quad(__m256i a, __m256i b, __m256i c, uint8_t *dst)
 // rg_hi those of 8-15 and 24-31, b the B of 0-15 and 16-31: the first third takes R,G from
 // rg_lo, the last from rg_hi, and the middle one (pixels 5-10) from a word blend of both,
 // so each third costs two shuffles. Shuffle indexes with the top bit set give zero.
-ED_AVX2_INLINE void ed_store_rgb24(__m256i rg_lo, __m256i rg_hi, __m256i b, uint8_t *dst) {
+ED_AVX2_INLINE void ed_store_rgb24(__m256i rg_lo, __m256i rg_hi, __m256i b, uint8_t *dst, int stream) {
     const char Z = (char)0x80;
 #define ED_LANES(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
     __m256i rg_mid = _mm256_blend_epi16(rg_lo, rg_hi, 0x33);
@@ -149,9 +157,9 @@ ED_AVX2_INLINE void ed_store_rgb24(__m256i rg_lo, __m256i rg_hi, __m256i b, uint
         _mm256_shuffle_epi8(rg_hi, ED_LANES(Z, 3, 11, Z, 4, 12, Z, 5, 13, Z, 6, 14, Z, 7, 15, Z)),
         _mm256_shuffle_epi8(b, ED_LANES(10, Z, Z, 11, Z, Z, 12, Z, Z, 13, Z, Z, 14, Z, Z, 15)));
 #undef ED_LANES
-    _mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(t0, t1, 0x20));
-    _mm256_storeu_si256((__m256i *)(dst + 32), _mm256_blend_epi32(t2, t0, 0xF0));
-    _mm256_storeu_si256((__m256i *)(dst + 64), _mm256_permute2x128_si256(t1, t2, 0x31));
+    ed_store(dst, _mm256_permute2x128_si256(t0, t1, 0x20), stream);
+    ed_store(dst + 32, _mm256_blend_epi32(t2, t0, 0xF0), stream);
+    ed_store(dst + 64, _mm256_permute2x128_si256(t1, t2, 0x31), stream);
 }
 
 // (s >> 5) as a multiply: (s * 2048) >> 16 is the same floor for every int16 s, and
@@ -162,7 +170,7 @@ ED_AVX2_INLINE __m256i ed_descale(__m256i s) {
 
 // One row step: 32 luma bytes plus the shared chroma terms to 32 output pixels.
 ED_AVX2_INLINE void ed_row_step(const uint8_t *y, const ed_chroma *c, __m256i ky,
-                                uint8_t *dst, ed_output output) {
+                                uint8_t *dst, ed_output output, int stream) {
     __m256i yy = _mm256_loadu_si256((const __m256i *)y);
     if (output != ED_OUTPUT_RGB24) {
         __m256i quad = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
@@ -180,56 +188,55 @@ ED_AVX2_INLINE void ed_row_step(const uint8_t *y, const ed_chroma *c, __m256i ky
     __m256i b = _mm256_packus_epi16(ed_descale(_mm256_add_epi16(lo, c->b_lo)),
                                     ed_descale(_mm256_add_epi16(hi, c->b_hi)));
     if (output == ED_OUTPUT_RGB24) {
-        ed_store_rgb24(_mm256_packus_epi16(r_lo, g_lo), _mm256_packus_epi16(r_hi, g_hi), b, dst);
+        ed_store_rgb24(_mm256_packus_epi16(r_lo, g_lo), _mm256_packus_epi16(r_hi, g_hi), b, dst, stream);
         return;
     }
     __m256i r = _mm256_packus_epi16(r_lo, r_hi), g = _mm256_packus_epi16(g_lo, g_hi);
-    if (output == ED_OUTPUT_BGRA) ed_store_quad(b, g, r, dst);
-    else ed_store_quad(r, g, b, dst);
+    if (output == ED_OUTPUT_BGRA) ed_store_quad(b, g, r, dst, stream);
+    else ed_store_quad(r, g, b, dst, stream);
 }
 
-// The whole loop, instantiated once per (chroma form, output, row count) so that every test
-// on those folds away. crFirst matters only for interleaved chroma.
+// The whole loop, instantiated once per (chroma form, output, row count, store kind) so that
+// every test on those folds away. crFirst matters only for interleaved chroma.
 ED_AVX2_INLINE void ed_rows(const uint8_t *y0, const uint8_t *y1,
                             const uint8_t *cb, const uint8_t *cr, const uint8_t *cbcr, int crFirst,
                             uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                            const ed_coefficients *k, ed_output output, int interleaved, int pair) {
+                            const ed_coefficients *k, ed_output output, int interleaved, int pair,
+                            int stream) {
     const ed_splat s = ed_splat_coefficients(k);
     const int layout = output == ED_OUTPUT_RGB24 ? ED_NATURAL : ED_QUAD;
     const ptrdiff_t bpp = output == ED_OUTPUT_RGB24 ? 3 : 4;
     for (ptrdiff_t i = 0; i < count; i += ED_AVX2_PIXELS) {
         ed_chroma c = interleaved ? ed_interleaved_chroma(cbcr + i, crFirst, &s, layout)
                                   : ed_planar_chroma(cb + i / 2, cr + i / 2, &s, layout);
-        ed_row_step(y0 + i, &c, s.y, dst0 + i * bpp, output);
-        if (pair) ed_row_step(y1 + i, &c, s.y, dst1 + i * bpp, output);
+        ed_row_step(y0 + i, &c, s.y, dst0 + i * bpp, output, stream);
+        if (pair) ed_row_step(y1 + i, &c, s.y, dst1 + i * bpp, output, stream);
     }
+    // Streamed stores are weakly ordered: fence them before the caller publishes the rows.
+    if (stream) _mm_sfence();
 }
 
-#define ED_DISPATCH(call_for_output_and_pair)                   \
-    do {                                                        \
-        int pair_ = y1 != NULL;                                 \
-        switch (output) {                                       \
-        case ED_OUTPUT_RGB24:                                   \
-            if (pair_) call_for_output_and_pair(ED_OUTPUT_RGB24, 1); \
-            else call_for_output_and_pair(ED_OUTPUT_RGB24, 0);  \
-            break;                                              \
-        case ED_OUTPUT_RGBA:                                    \
-            if (pair_) call_for_output_and_pair(ED_OUTPUT_RGBA, 1); \
-            else call_for_output_and_pair(ED_OUTPUT_RGBA, 0);   \
-            break;                                              \
-        case ED_OUTPUT_BGRA:                                    \
-            if (pair_) call_for_output_and_pair(ED_OUTPUT_BGRA, 1); \
-            else call_for_output_and_pair(ED_OUTPUT_BGRA, 0);   \
-            break;                                              \
-        }                                                       \
+// Calls call(output, pair, stream) with each argument a constant.
+#define ED_DISPATCH(call)                                                             \
+    do {                                                                              \
+        int pair_ = y1 != NULL;                                                       \
+        switch (output) {                                                             \
+        case ED_OUTPUT_RGB24: ED_BY_PAIR_AND_STREAM(call, ED_OUTPUT_RGB24); break;    \
+        case ED_OUTPUT_RGBA: ED_BY_PAIR_AND_STREAM(call, ED_OUTPUT_RGBA); break;      \
+        case ED_OUTPUT_BGRA: ED_BY_PAIR_AND_STREAM(call, ED_OUTPUT_BGRA); break;      \
+        }                                                                             \
     } while (0)
+#define ED_BY_PAIR_AND_STREAM(call, out)                                              \
+    (pair_ ? (stream ? call(out, 1, 1) : call(out, 1, 0))                            \
+           : (stream ? call(out, 0, 1) : call(out, 0, 0)))
 
 __attribute__((target("avx2")))
 void ed_rows_planar_avx2(const uint8_t *y0, const uint8_t *y1,
                          const uint8_t *cb, const uint8_t *cr,
                          uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                         const ed_coefficients *k, ed_output output) {
-#define ED_PLANAR(out, pair) ed_rows(y0, y1, cb, cr, NULL, 0, dst0, dst1, count, k, out, 0, pair)
+                         const ed_coefficients *k, ed_output output, int stream) {
+#define ED_PLANAR(out, pair, streamed) \
+    ed_rows(y0, y1, cb, cr, NULL, 0, dst0, dst1, count, k, out, 0, pair, streamed)
     ED_DISPATCH(ED_PLANAR);
 #undef ED_PLANAR
 }
@@ -238,13 +245,14 @@ __attribute__((target("avx2")))
 void ed_rows_interleaved_avx2(const uint8_t *y0, const uint8_t *y1,
                               const uint8_t *cbcr, int crFirst,
                               uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                              const ed_coefficients *k, ed_output output) {
-#define ED_INTERLEAVED(out, pair) \
-    ed_rows(y0, y1, NULL, NULL, cbcr, crFirst != 0, dst0, dst1, count, k, out, 1, pair)
+                              const ed_coefficients *k, ed_output output, int stream) {
+#define ED_INTERLEAVED(out, pair, streamed) \
+    ed_rows(y0, y1, NULL, NULL, cbcr, crFirst != 0, dst0, dst1, count, k, out, 1, pair, streamed)
     ED_DISPATCH(ED_INTERLEAVED);
 #undef ED_INTERLEAVED
 }
 
 #undef ED_DISPATCH
+#undef ED_BY_PAIR_AND_STREAM
 
 #endif

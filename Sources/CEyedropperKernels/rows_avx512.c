@@ -109,24 +109,31 @@ ED_AVX512_INLINE ed512_chroma ed512_interleaved_chroma(const uint8_t *cbcr, int 
                    : ed512_chroma_from(first_lo, first_hi, second_lo, second_hi, s);
 }
 
+// A 64-byte store: non-temporal when `stream` (dst is then aligned), else through the cache,
+// as in the AVX2 kernels.
+ED_AVX512_INLINE void ed512_store(uint8_t *dst, __m512i v, int stream) {
+    if (stream) _mm512_stream_si512((void *)dst, v);
+    else _mm512_storeu_si512(dst, v);
+}
+
 // Four stores of 16 pixels, bytes a, b, c, 255 (transposed layout).
-ED_AVX512_INLINE void ed512_store_quad(__m512i a, __m512i b, __m512i c, uint8_t *dst) {
+ED_AVX512_INLINE void ed512_store_quad(__m512i a, __m512i b, __m512i c, uint8_t *dst, int stream) {
     __m512i opaque = _mm512_set1_epi8((char)0xFF);
     __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
     __m512i co_lo = _mm512_unpacklo_epi8(c, opaque), co_hi = _mm512_unpackhi_epi8(c, opaque);
-    _mm512_storeu_si512(dst, _mm512_unpacklo_epi16(ab_lo, co_lo));
-    _mm512_storeu_si512(dst + 64, _mm512_unpackhi_epi16(ab_lo, co_lo));
-    _mm512_storeu_si512(dst + 128, _mm512_unpacklo_epi16(ab_hi, co_hi));
-    _mm512_storeu_si512(dst + 192, _mm512_unpackhi_epi16(ab_hi, co_hi));
+    ed512_store(dst, _mm512_unpacklo_epi16(ab_lo, co_lo), stream);
+    ed512_store(dst + 64, _mm512_unpackhi_epi16(ab_lo, co_lo), stream);
+    ed512_store(dst + 128, _mm512_unpacklo_epi16(ab_hi, co_hi), stream);
+    ed512_store(dst + 192, _mm512_unpackhi_epi16(ab_hi, co_hi), stream);
 }
 
 // Three stores of 64 bytes: R and G by one two-source permute, B merged in by a masked one.
-ED_AVX512_INLINE void ed512_store_rgb24(__m512i r, __m512i g, __m512i b, uint8_t *dst) {
+ED_AVX512_INLINE void ed512_store_rgb24(__m512i r, __m512i g, __m512i b, uint8_t *dst, int stream) {
     const __mmask64 blue[3] = {0x4924924924924924ull, 0x2492492492492492ull, 0x9249249249249249ull};
     for (int s = 0; s < 3; s++) {
         __m512i index = _mm512_loadu_si512(ed512_rgb24_index[s]);
         __m512i rg = _mm512_permutex2var_epi8(r, index, g);
-        _mm512_storeu_si512(dst + 64 * s, _mm512_mask_permutexvar_epi8(rg, blue[s], index, b));
+        ed512_store(dst + 64 * s, _mm512_mask_permutexvar_epi8(rg, blue[s], index, b), stream);
     }
 }
 
@@ -136,7 +143,7 @@ ED_AVX512_INLINE __m512i ed512_descale(__m512i s) {
 }
 
 ED_AVX512_INLINE void ed512_row_step(const uint8_t *y, const ed512_chroma *c, __m512i ky,
-                                     uint8_t *dst, ed_output output) {
+                                     uint8_t *dst, ed_output output, int stream) {
     __m512i yy = _mm512_loadu_si512(y);
     if (output != ED_OUTPUT_RGB24)
         yy = _mm512_permutexvar_epi32(
@@ -151,9 +158,9 @@ ED_AVX512_INLINE void ed512_row_step(const uint8_t *y, const ed512_chroma *c, __
     __m512i b = _mm512_packus_epi16(ed512_descale(_mm512_add_epi16(lo, c->b_lo)),
                                     ed512_descale(_mm512_add_epi16(hi, c->b_hi)));
     switch (output) {
-    case ED_OUTPUT_RGB24: ed512_store_rgb24(r, g, b, dst); break;
-    case ED_OUTPUT_RGBA: ed512_store_quad(r, g, b, dst); break;
-    case ED_OUTPUT_BGRA: ed512_store_quad(b, g, r, dst); break;
+    case ED_OUTPUT_RGB24: ed512_store_rgb24(r, g, b, dst, stream); break;
+    case ED_OUTPUT_RGBA: ed512_store_quad(r, g, b, dst, stream); break;
+    case ED_OUTPUT_BGRA: ed512_store_quad(b, g, r, dst, stream); break;
     }
 }
 
@@ -162,7 +169,7 @@ ED_AVX512_INLINE ptrdiff_t ed512_rows(const uint8_t *y0, const uint8_t *y1,
                                       const uint8_t *cb, const uint8_t *cr, const uint8_t *cbcr,
                                       int crFirst, uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
                                       const ed_coefficients *k, ed_output output,
-                                      int interleaved, int pair) {
+                                      int interleaved, int pair, int stream) {
     const int layout = output == ED_OUTPUT_RGB24 ? ED512_NATURAL : ED512_TRANSPOSED;
     const ed512_setup s = ed512_prepare(k, layout, interleaved);
     const ptrdiff_t bpp = output == ED_OUTPUT_RGB24 ? 3 : 4;
@@ -170,45 +177,42 @@ ED_AVX512_INLINE ptrdiff_t ed512_rows(const uint8_t *y0, const uint8_t *y1,
     for (; i + ED_AVX512_PIXELS <= count; i += ED_AVX512_PIXELS) {
         ed512_chroma c = interleaved ? ed512_interleaved_chroma(cbcr + i, crFirst, &s)
                                      : ed512_planar_chroma(cb + i / 2, cr + i / 2, &s);
-        ed512_row_step(y0 + i, &c, s.y, dst0 + i * bpp, output);
-        if (pair) ed512_row_step(y1 + i, &c, s.y, dst1 + i * bpp, output);
+        ed512_row_step(y0 + i, &c, s.y, dst0 + i * bpp, output, stream);
+        if (pair) ed512_row_step(y1 + i, &c, s.y, dst1 + i * bpp, output, stream);
     }
+    // Streamed stores are weakly ordered: fence them before the caller publishes the rows.
+    if (stream) _mm_sfence();
     return i;
 }
 
-#define ED512_DISPATCH(call_for_output_and_pair)                        \
-    do {                                                                \
-        int pair_ = y1 != NULL;                                         \
-        switch (output) {                                               \
-        case ED_OUTPUT_RGB24:                                           \
-            done = pair_ ? call_for_output_and_pair(ED_OUTPUT_RGB24, 1) \
-                         : call_for_output_and_pair(ED_OUTPUT_RGB24, 0); \
-            break;                                                      \
-        case ED_OUTPUT_RGBA:                                            \
-            done = pair_ ? call_for_output_and_pair(ED_OUTPUT_RGBA, 1)  \
-                         : call_for_output_and_pair(ED_OUTPUT_RGBA, 0); \
-            break;                                                      \
-        case ED_OUTPUT_BGRA:                                            \
-            done = pair_ ? call_for_output_and_pair(ED_OUTPUT_BGRA, 1)  \
-                         : call_for_output_and_pair(ED_OUTPUT_BGRA, 0); \
-            break;                                                      \
-        }                                                               \
+// Sets `done` to call(output, pair, stream) with each argument a constant.
+#define ED512_DISPATCH(call)                                                          \
+    do {                                                                              \
+        int pair_ = y1 != NULL;                                                       \
+        switch (output) {                                                             \
+        case ED_OUTPUT_RGB24: done = ED512_BY_PAIR_AND_STREAM(call, ED_OUTPUT_RGB24); break; \
+        case ED_OUTPUT_RGBA: done = ED512_BY_PAIR_AND_STREAM(call, ED_OUTPUT_RGBA); break; \
+        case ED_OUTPUT_BGRA: done = ED512_BY_PAIR_AND_STREAM(call, ED_OUTPUT_BGRA); break; \
+        }                                                                             \
     } while (0)
+#define ED512_BY_PAIR_AND_STREAM(call, out)                                           \
+    (pair_ ? (stream ? call(out, 1, 1) : call(out, 1, 0))                            \
+           : (stream ? call(out, 0, 1) : call(out, 0, 0)))
 
 ED_AVX512_ATTR
 void ed_rows_planar_avx512(const uint8_t *y0, const uint8_t *y1,
                            const uint8_t *cb, const uint8_t *cr,
                            uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                           const ed_coefficients *k, ed_output output) {
+                           const ed_coefficients *k, ed_output output, int stream) {
     ptrdiff_t done = 0;
-#define ED512_PLANAR(out, pair) \
-    ed512_rows(y0, y1, cb, cr, NULL, 0, dst0, dst1, count, k, out, 0, pair)
+#define ED512_PLANAR(out, pair, streamed) \
+    ed512_rows(y0, y1, cb, cr, NULL, 0, dst0, dst1, count, k, out, 0, pair, streamed)
     ED512_DISPATCH(ED512_PLANAR);
 #undef ED512_PLANAR
     if (done < count) {
         const ptrdiff_t bpp = output == ED_OUTPUT_RGB24 ? 3 : 4;
         ed_rows_planar_avx2(y0 + done, y1 ? y1 + done : NULL, cb + done / 2, cr + done / 2,
-                            dst0 + done * bpp, dst1 ? dst1 + done * bpp : NULL, count - done, k, output);
+                            dst0 + done * bpp, dst1 ? dst1 + done * bpp : NULL, count - done, k, output, stream);
     }
 }
 
@@ -216,19 +220,20 @@ ED_AVX512_ATTR
 void ed_rows_interleaved_avx512(const uint8_t *y0, const uint8_t *y1,
                                 const uint8_t *cbcr, int crFirst,
                                 uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                                const ed_coefficients *k, ed_output output) {
+                                const ed_coefficients *k, ed_output output, int stream) {
     ptrdiff_t done = 0;
-#define ED512_INTERLEAVED(out, pair) \
-    ed512_rows(y0, y1, NULL, NULL, cbcr, crFirst != 0, dst0, dst1, count, k, out, 1, pair)
+#define ED512_INTERLEAVED(out, pair, streamed) \
+    ed512_rows(y0, y1, NULL, NULL, cbcr, crFirst != 0, dst0, dst1, count, k, out, 1, pair, streamed)
     ED512_DISPATCH(ED512_INTERLEAVED);
 #undef ED512_INTERLEAVED
     if (done < count) {
         const ptrdiff_t bpp = output == ED_OUTPUT_RGB24 ? 3 : 4;
         ed_rows_interleaved_avx2(y0 + done, y1 ? y1 + done : NULL, cbcr + done, crFirst,
-                                 dst0 + done * bpp, dst1 ? dst1 + done * bpp : NULL, count - done, k, output);
+                                 dst0 + done * bpp, dst1 ? dst1 + done * bpp : NULL, count - done, k, output, stream);
     }
 }
 
 #undef ED512_DISPATCH
+#undef ED512_BY_PAIR_AND_STREAM
 
 #endif

@@ -24,12 +24,35 @@ import Testing
         try expectScalarBytes(from: .avx512, layout: layout, format: format)
     }
 
-    private func expectScalarBytes(from kernel: ConversionKernel, layout: PixelLayout, format: RGBLayout) throws {
+    /// The same with streamed (non-temporal) stores, which the converter uses past the cache: rows
+    /// 64-byte aligned (a page-aligned start, strides padded to 64), where the kernels stream, and
+    /// rows that end against the trailing guard page, whose start is mostly not aligned, where they
+    /// must not stream (a streamed store to an unaligned address faults) but store through the cache.
+    @Test(.enabled(if: ConversionKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 kernel's streamed stores are not tested here"),
+          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    func avx2StreamedStoresMatchScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
+        try expectScalarBytes(from: .avx2, layout: layout, format: format, stores: .streamed)
+    }
+
+    @Test(.enabled(if: ConversionKernel.avx512.isSupported, "this CPU lacks AVX-512 BW or VBMI: the avx512 kernel's streamed stores are not tested here"),
+          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    func avx512StreamedStoresMatchScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
+        try expectScalarBytes(from: .avx512, layout: layout, format: format, stores: .streamed)
+    }
+
+    private func expectScalarBytes(
+        from kernel: ConversionKernel, layout: PixelLayout, format: RGBLayout, stores: StorePolicy = .automatic
+    ) throws {
         for colorimetry in [Colorimetry.bt601Limited, .bt709Full] {
             let scalar = YCbCrConverter(colorimetry: colorimetry, kernel: .scalar)
-            let converter = YCbCrConverter(colorimetry: colorimetry, kernel: kernel)
+            var converter = YCbCrConverter(colorimetry: colorimetry, kernel: kernel)
+            converter.stores = stores
             for width in 1...130 {
-                for (height, padding, placement) in [(1, 0, GuardedBuffer.Placement.flushEnd), (3, 5, .flushStart), (5, 1, .flushEnd)] {
+                let toAligned = (64 - width * format.bytesPerPixel % 64) % 64
+                let shapes: [(Int, Int, GuardedBuffer.Placement)] = stores == .streamed
+                    ? [(2, toAligned, .flushStart), (5, toAligned, .flushStart), (4, toAligned, .flushEnd)]
+                    : [(1, 0, .flushEnd), (3, 5, .flushStart), (5, 1, .flushEnd)]
+                for (height, padding, placement) in shapes {
                     let source = GuardedFrame(
                         layout: layout, width: width, height: height, padding: padding, placement: placement,
                         seed: UInt64(width * 1000 + height))

@@ -46,16 +46,22 @@ int ed_cpu_has_avx512bw(void);
 /// count / 2 samples. Interleaved chroma (NV12, NV21): `cbcr` holds count bytes, Cb first unless
 /// `crFirst` is non-zero. Reads exactly those bytes and writes exactly count * bytes-per-pixel
 /// bytes to each destination: nothing before, nothing after.
+///
+/// `stream` non-zero asks for non-temporal stores, which write whole lines to memory without
+/// first reading them into the cache: for outputs larger than the cache, where every ordinary
+/// store would first read its line. Both destinations must then be 64-byte aligned (a streamed
+/// store to an unaligned address faults). The kernel fences its streamed stores before it
+/// returns. The bytes written are the same either way.
 /// Requires AVX2 (check ed_cpu_has_avx2 first).
 void ed_rows_planar_avx2(const uint8_t *y0, const uint8_t *y1,
                          const uint8_t *cb, const uint8_t *cr,
                          uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                         const ed_coefficients *k, ed_output output);
+                         const ed_coefficients *k, ed_output output, int stream);
 
 void ed_rows_interleaved_avx2(const uint8_t *y0, const uint8_t *y1,
                               const uint8_t *cbcr, int crFirst,
                               uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                              const ed_coefficients *k, ed_output output);
+                              const ed_coefficients *k, ed_output output, int stream);
 
 /// Pixels per step of the AVX-512 row kernels. `count` need only be a multiple of
 /// ED_AVX2_PIXELS: a final 32-pixel step is done by the AVX2 kernel.
@@ -69,12 +75,12 @@ int ed_cpu_has_avx512vbmi(void);
 void ed_rows_planar_avx512(const uint8_t *y0, const uint8_t *y1,
                            const uint8_t *cb, const uint8_t *cr,
                            uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                           const ed_coefficients *k, ed_output output);
+                           const ed_coefficients *k, ed_output output, int stream);
 
 void ed_rows_interleaved_avx512(const uint8_t *y0, const uint8_t *y1,
                                 const uint8_t *cbcr, int crFirst,
                                 uint8_t *dst0, uint8_t *dst1, ptrdiff_t count,
-                                const ed_coefficients *k, ed_output output);
+                                const ed_coefficients *k, ed_output output, int stream);
 
 #ifdef __cplusplus
 }

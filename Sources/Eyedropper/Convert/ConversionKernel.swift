@@ -51,11 +51,11 @@ public enum ConversionKernel: String, CaseIterable, Codable, Hashable, Sendable 
 extension ConversionKernel {
     typealias PlanarRows = @convention(c) (
         UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?,
-        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output
+        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output, Int32
     ) -> Void
     typealias InterleavedRows = @convention(c) (
         UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, Int32,
-        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output
+        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output, Int32
     ) -> Void
 
     /// The C row-pair kernels, for the kernels written in C.

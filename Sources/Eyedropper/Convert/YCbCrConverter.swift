@@ -8,6 +8,8 @@ public struct YCbCrConverter: Hashable, Sendable {
     public let colorimetry: Colorimetry
     public let kernel: ConversionKernel
     let coefficients: FixedPointCoefficients
+    /// Streamed or cached stores; `.automatic` except in tests.
+    package var stores = StorePolicy.automatic
 
     /// A converter for `colorimetry` using `kernel`, which must be supported by this CPU.
     public init(colorimetry: Colorimetry, kernel: ConversionKernel = .best) {
@@ -43,7 +45,7 @@ public struct YCbCrConverter: Hashable, Sendable {
         _ frame: FrameGeometry, _ rows: Range<Int>, into target: RGBDestination, _ packer: Packer.Type
     ) {
         let width = frame.width
-        let pairs = Self.pairsRows(frame, target)
+        let (pairs, stream) = plan(frame, target)
         #if arch(x86_64)
         var table = coefficients.c
         #endif
@@ -59,9 +61,9 @@ public struct YCbCrConverter: Hashable, Sendable {
                 let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
                 let dst1 = pairRows == 2 ? target.row(row + 1) : nil
                 if frame.chromaStep == 1 {
-                    rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.layout.c)
+                    rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.layout.c, stream ? 1 : 0)
                 } else {
-                    rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.layout.c)
+                    rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.layout.c, stream ? 1 : 0)
                 }
             }
             #endif
@@ -82,16 +84,40 @@ public struct YCbCrConverter: Hashable, Sendable {
         }
     }
 
-    /// Whether the C kernels should convert two rows per call, computing the shared chroma row's
-    /// terms once. That pays while the frame stays in cache, but once source and output outgrow
-    /// the last-level cache the two interleaved store streams cost more than the chroma work saved
-    /// (measured in the README, One binary). So: pairs only while both fit in half the last-level
-    /// cache.
-    private static func pairsRows(_ frame: FrameGeometry, _ target: RGBDestination) -> Bool {
+    /// How the C kernels write a frame: one row or two per call, through the cache or streamed.
+    ///
+    /// Past the cache (source and output more than half the last-level cache), streamed stores
+    /// write each output line without first reading it in (read-for-ownership), which is half the
+    /// write traffic; they need destination rows aligned to 64 bytes, which every width that is a
+    /// multiple of 64 pixels gives in a buffer from `allocate(byteCount:alignment: 64)`. Within the
+    /// cache, cached stores win: the output stays there for whatever reads it next.
+    ///
+    /// Two rows per call compute the shared chroma row's terms once. That pays within the cache
+    /// and with streamed stores, but with cached stores past the cache the two interleaved store
+    /// streams cost more than the chroma work saves. Measured in the README, Past the cache.
+    private func plan(_ frame: FrameGeometry, _ target: RGBDestination) -> (pairs: Bool, stream: Bool) {
         let traffic = frame.height * (frame.lumaStride + frame.chromaStride / 2 * (3 - frame.chromaStep))
             + frame.height * target.stride
-        return traffic <= CPUCache.lastLevelBytes / 2
+        let pastCache = traffic > CPUCache.lastLevelBytes / 2
+        let aligned = Int(bitPattern: target.base) % 64 == 0 && target.stride % 64 == 0
+        let stream = switch stores {
+        case .automatic: aligned && pastCache
+        case .cached: false
+        case .streamed: aligned
+        }
+        return (stream || !pastCache, stream)
     }
+}
+
+/// How the C kernels store a frame's rows (x86-64; the other kernels always store through the cache).
+package enum StorePolicy: Hashable, Sendable {
+    /// Streamed past the cache where the destination allows it, cached within it: what callers get.
+    case automatic
+    /// Always through the cache.
+    case cached
+    /// Streamed wherever the destination is aligned, whatever the size: for the tests, which must
+    /// run the streamed path on frames small enough to check pixel by pixel.
+    case streamed
 }
 
 /// A validated destination for packed RGB rows.
