@@ -88,9 +88,9 @@ public struct YCbCrConverter: Hashable, Sendable {
     ///
     /// Past the cache (source and output more than half the last-level cache), streamed stores
     /// write each output line without first reading it in (read-for-ownership), which is half the
-    /// write traffic; they need destination rows aligned to 64 bytes, which every width that is a
-    /// multiple of 64 pixels gives in a buffer from `allocate(byteCount:alignment: 64)`. Within the
-    /// cache, cached stores win: the output stays there for whatever reads it next.
+    /// write traffic. They need destination rows aligned to 64 bytes: a buffer from
+    /// `allocate(byteCount:alignment: 64)` and a width that is a multiple of 64 pixels (16 for
+    /// RGBA). Within the cache, cached stores win: the output stays there for whatever reads it next.
     ///
     /// Two rows per call compute the shared chroma row's terms once. That pays within the cache
     /// and with streamed stores, but with cached stores past the cache the two interleaved store
