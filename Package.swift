@@ -107,7 +107,7 @@ let package = Package(
                 "EyedropperCapture", "EyedropperTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG"]),
+        .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
         .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
         .testTarget(name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperOutputs"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.

@@ -45,7 +45,7 @@ let package = Package(
         ),
         suite("Convert", ["CLibYUV"]),
         suite("Sample"),
-        suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench"]),
+        suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench", "CLibYUV"]),
         suite("Publish", [.product(name: "EyedropperOutputs", package: "Eyedropper"), "CMosquittoBench"]),
         suite("EndToEnd", [
             .product(name: "EyedropperJPEG", package: "Eyedropper"),

@@ -4,8 +4,9 @@
 means Eyedropper is faster).
 
   conversion  Eyedropper on 1 and 2 threads (and the speedup), the fastest libyuv function, memcpy
-  JPEG        Eyedropper's snapshot path against tjCompress2 + Eyedropper's conversion (the issue's
-              1.1x target) and against tjCompressFromYUVPlanes; allocations per frame
+  JPEG        Eyedropper's RGB path against tjCompress2 + Eyedropper's conversion (the issue's
+              1.1x target) and against tjCompressFromYUVPlanes; the 4:2:0 planes path against the
+              glued libyuv + tjCompress2 job (0.8x target); allocations per frame
   end to end  30 frames (one JPEG among them): time per frame, frames per second, allocations
 
 Usage: compare.py DIRECTORY
@@ -129,6 +130,24 @@ def jpeg_table(directory):
     header = ["frame", "content", "eyedropper", "convert", "encode", "tjCompress2", "enc/tj2",
               "tj2+convert", "ed/(tj2+conv)", "tjFromYUVPlanes", "ed/planes", "mallocs ed / tj2"]
     print_table("JPEG, quality 90, 4:2:0, accurate DCT (target: ed/(tj2+conv) <= 1.10x):", header, table, left=(0, 1))
+
+    # The planes path: remap to JPEG's Y'CbCr, then tjCompressFromYUVPlanes, against the glued job
+    # (libyuv to RGB, then tjCompress2) and the floor (tjCompressFromYUVPlanes on the raw planes).
+    table = []
+    for size, content in sorted(times, key=lambda k: (size_key(k[0]), k[1])):
+        row = times[(size, content)]
+        planes, remap, glued = row.get("eyedropper-planes"), row.get("eyedropper-remap"), row.get("glued")
+        if planes is None:
+            continue
+        floor, rgb_path = row.get("tjCompressFromYUVPlanes"), row.get("eyedropper")
+        mallocs = allocations.get((size, content), {})
+        table.append([size, content, fmt(planes), fmt(remap), fmt(glued), ratio(planes, glued), fmt(rgb_path),
+                      ratio(planes, rgb_path), fmt(floor), ratio(planes, floor),
+                      " / ".join(count(mallocs.get(impl)) for impl in ("eyedropper-planes", "eyedropper-remap", "glued"))])
+    header = ["frame", "content", "ed-planes", "remap", "glued", "planes/glued", "ed (RGB)", "planes/RGB",
+              "tjFromYUVPlanes", "planes/floor", "mallocs planes / remap / glued"]
+    print_table("JPEG 4:2:0 from the planes (glued = libyuv H420ToRAW + tjCompress2; target: planes/glued <= 0.80x):",
+                header, table, left=(0, 1))
 
 
 def end_to_end_table(directory):

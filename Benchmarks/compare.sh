@@ -19,8 +19,10 @@ for argument in "$@"; do
     if [ "$argument" = --target ]; then targets=(); fi
 done
 
-results=$(mktemp -d)
-trap 'rm -rf "$results"' EXIT
+# KEEP_RESULTS=DIR keeps the percentile files there (for thresholds or a second look).
+results=${KEEP_RESULTS:-$(mktemp -d)}
+mkdir -p "$results"
+[ -n "${KEEP_RESULTS:-}" ] || trap 'rm -rf "$results"' EXIT
 
 # One percentile table per benchmark and metric, named after the suite and the benchmark.
 if ! swift package --allow-writing-to-directory "$results" benchmark "${targets[@]}" \

@@ -10,7 +10,9 @@ struct Snapshot: ParsableCommand {
             The extension of --out picks the format: .jpg or .jpeg (--quality, --subsampling), \
             .ppm (P6, exact). With --frames N above 1, a %d in PATH takes the frame number, or -0001, -0002, \
             ... is added before the extension. Each file is written under a temporary name and \
-            renamed when whole, so a failure leaves nothing behind. Prints each path written.
+            renamed when whole, so a failure leaves nothing behind. Prints each path written. \
+            A 4:2:0 JPEG is compressed straight from the frame's planes, remapped to JPEG's \
+            BT.601 full-range YCbCr; 4:4:4 and PPM go through RGB.
             """
     )
 
@@ -49,14 +51,20 @@ struct Snapshot: ParsableCommand {
         var index = 0
         try input.forEachFrame(input.configuration(), limit: frames, done: "written") { frame, _ in
             let path = Self.path(out, frame: index + 1, of: frames)
-            try sampler.withRGB24(frame) { image in
-                switch kind! {
-                case .ppm:
-                    try PPMWriter.write(rgb24: image.bytes, width: image.width, height: image.height, to: path)
-                case .jpeg:
+            switch (kind!, subsampling) {
+            case (.jpeg, .s420):
+                // From the frame's planes, remapped to JPEG's Y'CbCr: no RGB in between.
+                try encoder.withJPEG(frame) { jpeg in try AtomicWrite.write(jpeg, to: path) }
+            case (.jpeg, .s444):
+                // Chroma at every pixel, which the 4:2:0 frame lacks: through RGB.
+                try sampler.withRGB24(frame) { image in
                     try encoder.withJPEG(rgb24: image.bytes, width: image.width, height: image.height) { jpeg in
                         try AtomicWrite.write(jpeg, to: path)
                     }
+                }
+            case (.ppm, _):
+                try sampler.withRGB24(frame) { image in
+                    try PPMWriter.write(rgb24: image.bytes, width: image.width, height: image.height, to: path)
                 }
             }
             print(path)

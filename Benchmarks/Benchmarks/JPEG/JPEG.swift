@@ -14,7 +14,16 @@
 //                            JPEG of a camera frame. It reads the planes as JPEG's full-range BT.601
 //                            YCbCr, so its colours are off for these BT.709 limited-range frames:
 //                            it is here for its time only.
-// The target (compare.sh prints it): eyedropper within 1.1x of tjCompress2 + eyedropper-convert.
+//   eyedropper-planes        the whole snapshot path for 4:2:0 now: JPEGEncoder.withJPEG(frame)
+//                            remaps the planes into JPEG's BT.601 full range (JPEGPlaneBuffer) and
+//                            compresses them with tjCompressFromYUVPlanes: right colours, no RGB
+//   eyedropper-remap         that remap alone: also what `serve`'s capture thread adds per frame to
+//                            keep each frame's JPEG planes beside its RGB
+//   glued                    the job as people glue it in C today: libyuv's conversion for the
+//                            frame's colorimetry (H420ToRAW for BT.709 limited) into a buffer made
+//                            once, then tjCompress2 (TurboJPEG below) on it
+// The targets (compare.sh prints them): eyedropper within 1.1x of tjCompress2 + eyedropper-convert;
+// eyedropper-planes at most 0.8x glued.
 //
 // JPEG time depends on the picture, so each size runs three contents (FrameContent): the test
 // pattern (flat, easy), the pattern with sensor-like noise (nearer a camera) and random bytes
@@ -22,6 +31,7 @@
 
 import Benchmark
 import BenchmarkSupport
+import CLibYUV
 import CTurboJPEGBench
 import Eyedropper
 import EyedropperJPEG
@@ -58,6 +68,20 @@ let benchmarks: @Sendable () -> Void = {
             }
             row.benchmark("tjCompressFromYUVPlanes") { fixture in
                 fixture.turbo.compress(planes: fixture.frame)
+                blackHole(fixture.turbo.size)
+            }
+            row.benchmark("eyedropper-planes") { fixture in
+                try fixture.frame.withFrame { frame in
+                    try fixture.encoder.withJPEG(frame) { blackHole($0.count) }
+                }
+            }
+            row.benchmark("eyedropper-remap") { fixture in
+                fixture.frame.withFrame { fixture.planes.remap($0) }
+                blackHole(fixture.planes)
+            }
+            row.benchmark("glued") { fixture in
+                fixture.glued.convert(fixture.frame)
+                fixture.turbo.compress(rgb24: fixture.glued.rgb, width: width, height: height)
                 blackHole(fixture.turbo.size)
             }
         }
@@ -98,12 +122,17 @@ final class JPEGFixture {
     /// The frame converted once, for the rows that time compression alone.
     let rgb: UnsafeMutableRawBufferPointer
     let turbo: TurboJPEG
+    /// For the remap row.
+    let planes = JPEGPlaneBuffer()
+    /// libyuv's half of the glued job.
+    let glued: LibYUVToRGB
 
     init(width: Int, height: Int, content: FrameContent) {
         frame = content.makeFrame(width: width, height: height)
         sampler = ColorSampler(colorimetry: frame.colorimetry)
         rgb = .allocate(byteCount: width * height * 3, alignment: 64)
         turbo = TurboJPEG(width: width, height: height, quality: Self.quality)
+        glued = LibYUVToRGB(width: width, height: height, colorimetry: frame.colorimetry)
         do {
             encoder = try JPEGEncoder(quality: Self.quality)
             try frame.withFrame { frame in
@@ -121,6 +150,41 @@ final class JPEGFixture {
     }
 
     deinit { rgb.deallocate() }
+}
+
+/// libyuv's I420 -> RGB24 (bytes R, G, B: libyuv's RAW) for a colorimetry, into a buffer made once.
+final class LibYUVToRGB {
+    typealias Function = @convention(c) (
+        UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32,
+        UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32
+    ) -> Int32
+    let rgb: UnsafeMutableRawBufferPointer
+    let function: Function
+
+    init(width: Int, height: Int, colorimetry: Colorimetry) {
+        rgb = .allocate(byteCount: width * height * 3, alignment: 64)
+        function = switch colorimetry {
+        case .bt601Limited: I420ToRAW
+        case .bt709Limited: H420ToRAW
+        case .bt601Full: J420ToRAW
+        default: fatalError("libyuv has no I420 -> RAW function for \(colorimetry)")
+        }
+    }
+
+    deinit { rgb.deallocate() }
+
+    func convert(_ frame: FrameBuffer) {
+        precondition(frame.layout == .i420)
+        let (width, height) = (frame.width, frame.height), chromaWidth = (width + 1) / 2
+        let status = frame.withUnsafeMutableBytes { bytes in
+            let y = UnsafePointer(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            let u = y + width * height, v = u + chromaWidth * ((height + 1) / 2)
+            return function(
+                y, Int32(width), u, Int32(chromaWidth), v, Int32(chromaWidth),
+                rgb.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(width * 3), Int32(width), Int32(height))
+        }
+        if status != 0 { fatalError("libyuv failed: \(status)") }
+    }
 }
 
 /// libturbojpeg called as JPEGEncoder calls it: one handle, an output buffer of tjBufSize bytes

@@ -119,13 +119,16 @@ private struct FramePublisher {
         }
         var (conversion, published) = (Duration.zero, ContinuousClock.now)
         var json = ""
-        frames.publish(byteCount: width * height * 3) { rgb in
+        frames.publish(byteCount: width * height * 3) { rgb, planes in
             let start = ContinuousClock.now
             do {
                 try converter.convert(frame, to: .rgb24, into: rgb)
             } catch {
                 preconditionFailure("the slot was sized for this frame: \(error)")
             }
+            // The JPEGs' planes, kept with the slot: the camera's buffer is gone when an encoder runs.
+            // 0.14-0.18 ms for 1080p, allocating nothing (Benchmarks, JPEG suite, eyedropper-remap rows).
+            planes.remap(frame)
             published = .now
             conversion = start.duration(to: published)
             RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)

@@ -88,9 +88,10 @@ final class JPEGCache: Sendable {
     private func encodeNewest(quality: Int) async throws -> EncodedFrame {
         let frames = frames
         return try await pool.withEncoder(quality: quality) { encoder in
-            let frame = try frames.withNewest { info, rgb in
-                try encoder.withJPEG(rgb24: rgb, width: info.width, height: info.height) { jpeg in
-                    EncodedFrame(number: info.number, jpeg: ByteBuffer(bytes: jpeg))
+            // serve's JPEGs are 4:2:0: compressed from the planes the capture thread remapped.
+            let frame = try frames.withNewestSlot { info, _, planes in
+                try planes.withPlanes { planes in
+                    try encoder.withJPEG(planes: planes) { jpeg in EncodedFrame(number: info.number, jpeg: ByteBuffer(bytes: jpeg)) }
                 }
             }
             guard let frame else { throw FrameUnavailable.noFrameYet }

@@ -28,10 +28,15 @@ enum FrameUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// RGB24 memory for one frame. Written only by the capture thread while it is neither the newest
-/// frame nor held by a reader (`LatestFrame` keeps that rule), so it needs no lock of its own.
+/// One frame's memory: its RGB24 (for sampling and PPM) and its planes remapped to JPEG's Y'CbCr
+/// (for the 4:2:0 JPEGs, which compress from them rather than from the RGB). Written only by the
+/// capture thread while it is neither the newest frame nor held by a reader (`LatestFrame` keeps
+/// that rule), so it needs no lock of its own.
 final class RGBSlot: @unchecked Sendable {
     private(set) var bytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// Kept with the slot because encoders run later, on other threads, after the camera's buffer
+    /// has gone back to the driver. Grown only for a larger frame, like `bytes`.
+    let planes = JPEGPlaneBuffer()
     var info: FrameInfo?
 
     deinit { bytes.deallocate() }
@@ -71,9 +76,10 @@ final class LatestFrame: Sendable {
         }
     }
 
-    /// Capture thread: lends `byteCount` bytes of a free slot to `fill`, which converts a frame into
-    /// them and says what it is; then that frame becomes the newest and every waiter is woken.
-    func publish(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer) -> FrameInfo) {
+    /// Capture thread: lends `byteCount` bytes of a free slot and its JPEG planes to `fill`, which
+    /// converts and remaps a frame into them and says what it is; then that frame becomes the newest
+    /// and every waiter is woken.
+    func publish(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer, JPEGPlaneBuffer) -> FrameInfo) {
         let (index, slot) = state.withLock { state in
             let index = state.slots.indices.first { $0 != state.newest && state.readers[$0] == 0 } ?? {
                 state.slots.append(RGBSlot())
@@ -83,7 +89,7 @@ final class LatestFrame: Sendable {
             return (index, state.slots[index])
         }
         slot.reserve(byteCount)
-        let info = fill(UnsafeMutableRawBufferPointer(rebasing: slot.bytes[..<byteCount]))
+        let info = fill(UnsafeMutableRawBufferPointer(rebasing: slot.bytes[..<byteCount]), slot.planes)
         slot.info = info
         let waiters = state.withLock { state in
             state.newest = index
@@ -96,6 +102,12 @@ final class LatestFrame: Sendable {
 
     /// Lends the newest frame and its RGB24 pixels to `body`; nil when there is no frame yet.
     func withNewest<R>(_ body: (FrameInfo, UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        try withNewestSlot { info, rgb, _ in try body(info, rgb) }
+    }
+
+    /// Lends the newest frame with its RGB24 pixels and its JPEG planes to `body`; nil when there is
+    /// no frame yet.
+    func withNewestSlot<R>(_ body: (FrameInfo, UnsafeRawBufferPointer, JPEGPlaneBuffer) throws -> R) rethrows -> R? {
         let held: (Int, RGBSlot)? = state.withLock { state in
             guard let newest = state.newest else { return nil }
             state.readers[newest] += 1
@@ -103,7 +115,7 @@ final class LatestFrame: Sendable {
         }
         guard let (index, slot) = held else { return nil }
         defer { state.withLock { $0.readers[index] -= 1 } }
-        return try body(slot.info!, UnsafeRawBufferPointer(slot.bytes))
+        return try body(slot.info!, UnsafeRawBufferPointer(slot.bytes), slot.planes)
     }
 
     /// The newest frame, if any.
