@@ -126,11 +126,11 @@ private struct FramePublisher {
             } catch {
                 preconditionFailure("the slot was sized for this frame: \(error)")
             }
+            conversion = start.duration(to: .now)  // status's conversion times: the RGB alone, as before
             // The JPEGs' planes, kept with the slot: the camera's buffer is gone when an encoder runs.
             // 0.14-0.18 ms for 1080p, allocating nothing (Benchmarks, JPEG suite, eyedropper-remap rows).
             planes.remap(frame)
             published = .now
-            conversion = start.duration(to: published)
             RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height)
                 .sample(at: configuration.points, radius: configuration.radius, into: &samples)
             if let calibration = configuration.calibration {
