@@ -5,10 +5,12 @@
 // I420ToABGR / I420ToRAW beside them. "traffic" is the bytes read and written per frame, as
 // plan() counts them. Medians of 60 frames after 10 of warm-up, each frame converted again into
 // the same output, as the Convert suite does (so a source and output that fit stay in the cache).
+// With the argument `arithmetic`, every row is written over the output's first four, which stay
+// in the L1/L2 cache: what is left is the kernels' arithmetic and their reads of the source.
 //
 //   cc -O2 -ISources/CEyedropperKernels/include Benchmarks/Probes/streaming.c
 //      Sources/CEyedropperKernels/*.c -lyuv -o /tmp/streaming    (one line)
-//   /tmp/streaming
+//   /tmp/streaming [arithmetic]
 #include <libyuv.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,9 @@ typedef void (*rows_fn)(const uint8_t *, const uint8_t *, const uint8_t *, const
                         uint8_t *, uint8_t *, ptrdiff_t, const ed_coefficients *, ed_output, int);
 
 enum { WARMUP = 10, FRAMES = 60 };
+
+// Set by the `arithmetic` argument: output rows wrap after four.
+static int wrapRows = 0;
 
 static double now_us(void) {
     struct timespec t;
@@ -46,8 +51,9 @@ static void convert(const frame *f, rows_fn rows, int pairs, int stream) {
     ptrdiff_t w = f->width, row_bytes = w * f->bpp;
     for (int r = 0; r < f->height; r += pairs ? 2 : 1) {
         const uint8_t *cb = f->cb + (r / 2) * (w / 2), *cr = f->cr + (r / 2) * (w / 2);
-        rows(f->y + r * w, pairs ? f->y + (r + 1) * w : NULL, cb, cr, f->out + r * row_bytes,
-             pairs ? f->out + (r + 1) * row_bytes : NULL, w, &k601, output, stream);
+        int o = wrapRows ? r % 4 : r;
+        rows(f->y + r * w, pairs ? f->y + (r + 1) * w : NULL, cb, cr, f->out + o * row_bytes,
+             pairs ? f->out + (o + 1) * row_bytes : NULL, w, &k601, output, stream);
     }
 }
 
@@ -73,7 +79,8 @@ static double median(const frame *f, int kernel, int pairs, int stream) {
     return times[FRAMES / 2];
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    wrapRows = argc > 1 && strcmp(argv[1], "arithmetic") == 0;
     if (!ed_cpu_has_avx2()) {
         puts("this CPU lacks AVX2: nothing to measure");
         return 0;
