@@ -182,7 +182,7 @@ import Testing
     }
 
     /// Status gives the source, its format and colorimetry and the capture's figures, with
-    /// conversion times to the nanosecond. At 10 fps nothing is dropped. Catches a wrong format
+    /// conversion times to the nanosecond. At 10 fps next to nothing is dropped. Catches a wrong format
     /// string, counters that do not move, a rate off the pacing, and conversion times rounded to
     /// the microsecond (a 4 us conversion would show one digit).
     @Test func statusDescribesTheCapture() async throws {
@@ -199,7 +199,12 @@ import Testing
             #expect(json["matrix"] as? String == "bt601" && json["range"] as? String == "limited")
             let captured = json["framesCaptured"] as? Int ?? -1
             #expect((12...40).contains(captured), "\(captured)")
-            #expect(json["framesDropped"] as? Int == 0)
+            // A paced source drops a frame when the capture thread is more than a period (100 ms)
+            // late, as a camera would. With 40 server tests at once on 2 cores that happens once in
+            // a while (CI, issue 15 and 16 runs), so a drop or two is allowed; a counter that counts
+            // frames as drops (12 or more here) is not. The pacer's rule: FrameSourceTests.
+            let dropped = json["framesDropped"] as? Int ?? -1
+            #expect((0...2).contains(dropped), "\(dropped) of \(captured)")
             #expect(json["framesEncoded"] as? Int == 0)
             #expect(json["streamClients"] as? Int == 0)
             let rate = json["frameRate"] as? Double ?? 0
