@@ -8,8 +8,9 @@ public struct YCbCrConverter: Hashable, Sendable {
     public let colorimetry: Colorimetry
     public let kernel: ConversionKernel
     let coefficients: FixedPointCoefficients
-    /// Streamed or cached stores; `.automatic` except in tests.
-    package var stores = StorePolicy.automatic
+    /// Tests only: stream the stores wherever the destination is aligned, whatever the frame's
+    /// size, so that the streamed path runs on frames small enough to check pixel by pixel.
+    package var streamsAtAnySize = false
 
     /// A converter for `colorimetry` using `kernel`, which must be supported by this CPU.
     public init(colorimetry: Colorimetry, kernel: ConversionKernel = .best) {
@@ -100,24 +101,9 @@ public struct YCbCrConverter: Hashable, Sendable {
             + frame.height * target.stride
         let pastCache = traffic > CPUCache.lastLevelBytes / 2
         let aligned = Int(bitPattern: target.base) % 64 == 0 && target.stride % 64 == 0
-        let stream = switch stores {
-        case .automatic: aligned && pastCache
-        case .cached: false
-        case .streamed: aligned
-        }
+        let stream = aligned && (pastCache || streamsAtAnySize)
         return (stream || !pastCache, stream)
     }
-}
-
-/// How the C kernels store a frame's rows (x86-64; the other kernels always store through the cache).
-package enum StorePolicy: Hashable, Sendable {
-    /// Streamed past the cache where the destination allows it, cached within it: what callers get.
-    case automatic
-    /// Always through the cache.
-    case cached
-    /// Streamed wherever the destination is aligned, whatever the size: for the tests, which must
-    /// run the streamed path on frames small enough to check pixel by pixel.
-    case streamed
 }
 
 /// A validated destination for packed RGB rows.
