@@ -14,6 +14,8 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         let devices = CaptureDevices.list()
+        // stdout stays what a script reads (nothing, or []); a person is told why it is empty.
+        if devices.isEmpty { StandardError.writeLine("eyedropper: no video capture devices found (no /dev/video* node captures video)") }
         switch format {
         case .text:
             for device in devices { print([device.path, device.card, device.driver, device.bus].joined(separator: "\t")) }
