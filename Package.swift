@@ -108,7 +108,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(name: "EyedropperJPEGTests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
-        .testTarget(name: "EyedropperCLITests", dependencies: ["Eyedropper", "EyedropperJPEG", "EyedropperTestSupport"]),
+        .testTarget(
+            name: "EyedropperCLITests",
+            dependencies: [
+                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer", "EyedropperTestSupport",
+            ]),
         .testTarget(name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperOutputs"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
         .testTarget(

@@ -55,65 +55,19 @@ struct EyedropperCommand: AsyncParsableCommand {
         Glibc.exit(status)
     }
 
-    /// The message and sysexits status of the library's errors; nil for argument parser's own.
+    /// The message and sysexits status of Eyedropper's errors; nil for argument parser's own.
     private static func describe(_ error: any Error) -> (String, Int32)? {
-        switch error {
-        case let error as CommandFailure: (error.message, error.status)
-        case let error as Y4MError: (error.description, error.isMissing ? 66 : 65)
-        case let error as PPMError: (error.description, 73)
-        case let error as FileWriteError: (error.description, 73)
-        case let error as FrameGeometryError: (error.description, 64)
-        case let error as SamplingError: (error.description, 64)
-        case let error as JPEGError: (error.description, 70)
-        case let error as CaptureError: (error.description, captureStatus(error))
-        case let error as ControlError: (error.description, controlStatus(error))
-        case let error as CalibrationFileError: (error.description, error.isMissingFile ? 66 : 65)
-        case let error as ChartGeometryError: (error.description, 64)
-        case let error as CalibrationError: (error.description, 65)
-        case let error as TLSFileError: (error.description, error.status)
-        case let error as TokenFileError: (error.description, tokenFileStatus(error))
-        case let error as OutputError: (error.description, error.status)
-        default: nil
-        }
+        (error as? any ExitStatusError).map { ($0.description, $0.exitStatus) }
     }
 }
 
 /// A command that cannot go on, in its own words, with its sysexits status.
-struct CommandFailure: Error {
-    let message: String
-    let status: Int32
+struct CommandFailure: ExitStatusError {
+    let description: String
+    let exitStatus: Int32
 
     init(_ message: String, status: Int32) {
-        self.message = message
-        self.status = status
-    }
-}
-
-/// The sysexits status for a capture error: 66 for a device that is missing, not a camera or
-/// offering nothing usable, 77 for permissions, 74 for busy, gone, silent or failing.
-func captureStatus(_ error: CaptureError) -> Int32 {
-    switch error.kind {
-    case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
-    case .permissionDenied: 77
-    case .busy, .disconnected, .timeout, .unusableFormat, .failed: 74
-    }
-}
-
-/// The sysexits status for a control error: 64 for what was asked (an unknown control, a value
-/// it does not take), 74 for a driver that refuses, 66 or 65 for a controls file missing or not
-/// a JSON object.
-func controlStatus(_ error: ControlError) -> Int32 {
-    if error.isUsage { return 64 }
-    if case let .file(_, _, missing) = error.kind { return missing ? 66 : 65 }
-    return 74
-}
-
-/// The sysexits status for a token file: 66 missing, 77 not readable by this user, 65 empty,
-/// unusable or unreadable otherwise.
-func tokenFileStatus(_ error: TokenFileError) -> Int32 {
-    switch error.kind {
-    case .missing: 66
-    case .permissionDenied: 77
-    case .unreadable, .empty, .unusable: 65
+        description = message
+        exitStatus = status
     }
 }

@@ -81,3 +81,15 @@ func onDevice<R>(_ device: String, _ operation: String, _ body: () throws(Errno)
         throw CaptureError(device: device, SystemCallError(operation: operation, errno: error))
     }
 }
+
+extension CaptureError: ExitStatusError {
+    /// 66 for a device that is missing, not a camera or offering nothing usable, 77 for
+    /// permissions, 74 for busy, gone, silent or failing.
+    public var exitStatus: Int32 {
+        switch kind {
+        case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
+        case .permissionDenied: 77
+        case .busy, .disconnected, .timeout, .unusableFormat, .failed: 74
+        }
+    }
+}

@@ -147,3 +147,8 @@ public enum JPEGDecoder {
         return RGBImage(width: Int(width), height: Int(height), pixels: pixels)
     }
 }
+
+extension JPEGError: ExitStatusError {
+    /// 70: libturbojpeg failing on a frame it was given is an internal failure.
+    public var exitStatus: Int32 { 70 }
+}

@@ -1,3 +1,4 @@
+import Eyedropper
 /// Why an output (an MQTT broker, an OSC peer) could not start: one line, with what to do, and
 /// its sysexits status. Both outputs fail only at the start; afterwards they count and say.
 public struct OutputError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -23,7 +24,8 @@ public struct OutputError: Error, Hashable, Sendable, CustomStringConvertible {
         self.kind = kind
         self.description = description
     }
+}
 
-    /// The sysexits status.
-    public var status: Int32 { kind.rawValue }
+extension OutputError: ExitStatusError {
+    public var exitStatus: Int32 { kind.rawValue }
 }

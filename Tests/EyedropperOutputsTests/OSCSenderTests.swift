@@ -109,7 +109,7 @@ private let threadAllocations: (@convention(c) () -> UInt64)? = {
             _ = try OSCSender(host: "no-such-host.invalid", port: 9000)
         } throws: { error in
             guard let error = error as? OutputError else { return false }
-            return error.status == 69 && error.description.contains("no-such-host.invalid")
+            return error.exitStatus == 69 && error.description.contains("no-such-host.invalid")
         }
     }
 

@@ -268,3 +268,7 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 }
+
+extension CalibrationError: ExitStatusError {
+    public var exitStatus: Int32 { 65 }
+}

@@ -161,3 +161,8 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
         }
     }
 }
+
+extension CalibrationFileError: ExitStatusError {
+    /// 66 for a file that is not there, 65 for one that is damaged.
+    public var exitStatus: Int32 { isMissingFile ? 66 : 65 }
+}

@@ -114,3 +114,7 @@ public enum ChartGeometryError: Error, Hashable, Sendable, CustomStringConvertib
         }
     }
 }
+
+extension ChartGeometryError: ExitStatusError {
+    public var exitStatus: Int32 { 64 }
+}

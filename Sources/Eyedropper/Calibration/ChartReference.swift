@@ -105,3 +105,8 @@ public enum ChartReferenceError: Error, Hashable, Sendable, CustomStringConverti
         }
     }
 }
+
+extension ChartReferenceError: ExitStatusError {
+    /// 65: a reference is read from a file.
+    public var exitStatus: Int32 { 65 }
+}

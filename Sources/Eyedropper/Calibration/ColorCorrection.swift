@@ -112,3 +112,8 @@ public enum ColorCorrectionError: Error, Hashable, Sendable, CustomStringConvert
         }
     }
 }
+
+extension ColorCorrectionError: ExitStatusError {
+    /// 65: a correction is read from a profile file.
+    public var exitStatus: Int32 { 65 }
+}

@@ -57,3 +57,8 @@ public enum ColorTargetError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 }
+
+extension ColorTargetError: ExitStatusError {
+    /// 64: a target is given on the command line.
+    public var exitStatus: Int32 { 64 }
+}

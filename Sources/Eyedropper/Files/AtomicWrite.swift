@@ -21,3 +21,7 @@ public enum AtomicWrite {
         }
     }
 }
+
+extension FileWriteError: ExitStatusError {
+    public var exitStatus: Int32 { 73 }
+}

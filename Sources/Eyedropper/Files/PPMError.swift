@@ -13,3 +13,8 @@ public struct PPMError: Error, CustomStringConvertible, Hashable, Sendable {
 
     public var description: String { "\(path): \(reason)" }
 }
+
+extension PPMError: ExitStatusError {
+    /// 73: a PPM is only written.
+    public var exitStatus: Int32 { 73 }
+}

@@ -61,3 +61,8 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
         }
     }
 }
+
+extension SystemCallError: ExitStatusError {
+    /// 74: a read or write that failed (the file errors above carry the calls they wrap).
+    public var exitStatus: Int32 { 74 }
+}

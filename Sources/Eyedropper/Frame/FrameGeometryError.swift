@@ -26,3 +26,7 @@ public enum FrameGeometryError: Error, Hashable, Sendable, CustomStringConvertib
         }
     }
 }
+
+extension FrameGeometryError: ExitStatusError {
+    public var exitStatus: Int32 { 64 }
+}

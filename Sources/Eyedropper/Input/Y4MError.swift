@@ -51,3 +51,8 @@ func printableExcerpt(_ bytes: some Collection<UInt8>, limit: Int = 32) -> Strin
     }
     return text + (bytes.count > limit ? "...'" : "'")
 }
+
+extension Y4MError: ExitStatusError {
+    /// 66 for a file that is not there, 65 for one that is damaged.
+    public var exitStatus: Int32 { isMissing ? 66 : 65 }
+}

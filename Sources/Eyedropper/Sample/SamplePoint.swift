@@ -84,3 +84,7 @@ public struct ColorSample: Hashable, Sendable, Codable {
         self.init(point: point, statistics: PatchStatistics(color))
     }
 }
+
+extension SamplingError: ExitStatusError {
+    public var exitStatus: Int32 { 64 }
+}

@@ -78,3 +78,13 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
         }()
     }
 }
+
+extension ControlError: ExitStatusError {
+    /// 64 for what was asked (an unknown control, a value it does not take), 74 for a driver
+    /// that refuses, 66 or 65 for a controls file missing or not a JSON object.
+    public var exitStatus: Int32 {
+        if isUsage { return 64 }
+        if case let .file(_, _, missing) = kind { return missing ? 66 : 65 }
+        return 74
+    }
+}

@@ -1,3 +1,4 @@
+import Eyedropper
 /// Where to publish: `mqtt://[user[:password]@]host[:port]` (default port 1883) or `mqtts://`
 /// (TLS, default port 8883). The user and password may be percent-encoded (`%40` for `@`); a
 /// user with no password in the URL takes it from `EYEDROPPER_MQTT_PASSWORD`, so that it need
@@ -121,4 +122,8 @@ public struct MQTTURLError: Error, CustomStringConvertible {
             text = url[..<url.index(after: colon)] + "***" + url[at...]
         }
     }
+}
+
+extension MQTTURLError: ExitStatusError {
+    public var exitStatus: Int32 { 64 }
 }

@@ -54,7 +54,7 @@ struct FrontHandlersChannel<Base: ServerChildChannel>: ServerChildChannel {
 /// unreadable (77 for permission), or not PEM of the right kind, or the two not a pair (65).
 public struct TLSFileError: Error, Hashable, Sendable, CustomStringConvertible {
     public let description: String
-    public let status: Int32
+    public let exitStatus: Int32
 }
 
 extension ServeConfiguration.TLSFiles {
@@ -66,16 +66,16 @@ extension ServeConfiguration.TLSFiles {
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(certificateBytes)
         } catch {
-            throw TLSFileError(description: "the certificate (--tls-cert) \(certificatePath) is not a PEM certificate: \(error)", status: 65)
+            throw TLSFileError(description: "the certificate (--tls-cert) \(certificatePath) is not a PEM certificate: \(error)", exitStatus: 65)
         }
         guard !chain.isEmpty else {
-            throw TLSFileError(description: "the certificate (--tls-cert) \(certificatePath) holds no PEM certificate", status: 65)
+            throw TLSFileError(description: "the certificate (--tls-cert) \(certificatePath) holds no PEM certificate", exitStatus: 65)
         }
         let keyBytes = try read(keyPath, what: "private key (--tls-key)")
         do {
             key = try NIOSSLPrivateKey(bytes: keyBytes, format: .pem)
         } catch {
-            throw TLSFileError(description: "the private key (--tls-key) \(keyPath) is not a PEM private key: \(error)", status: 65)
+            throw TLSFileError(description: "the private key (--tls-key) \(keyPath) is not a PEM private key: \(error)", exitStatus: 65)
         }
         let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         do {
@@ -83,7 +83,7 @@ extension ServeConfiguration.TLSFiles {
         } catch {
             throw TLSFileError(
                 description: "the certificate \(certificatePath) and the private key \(keyPath) cannot serve TLS together (is the key the certificate's?): \(error)",
-                status: 65)
+                exitStatus: 65)
         }
     }
 
@@ -96,7 +96,9 @@ extension ServeConfiguration.TLSFiles {
             case .notPermitted: 77
             case .isDirectory, .other: 65
             }
-            throw TLSFileError(description: "cannot read the \(what) \(path): \(error.text)", status: status)
+            throw TLSFileError(description: "cannot read the \(what) \(path): \(error.text)", exitStatus: status)
         }
     }
 }
+
+extension TLSFileError: ExitStatusError {}

@@ -56,3 +56,14 @@ public struct TokenFileError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 }
+
+extension TokenFileError: ExitStatusError {
+    /// 66 missing, 77 not readable by this user, 65 empty, unusable or unreadable otherwise.
+    public var exitStatus: Int32 {
+        switch kind {
+        case .missing: 66
+        case .permissionDenied: 77
+        case .unreadable, .empty, .unusable: 65
+        }
+    }
+}
