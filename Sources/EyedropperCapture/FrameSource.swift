@@ -18,9 +18,9 @@ public final class FrameSource {
     public private(set) var stream: String?
     /// Frames the source had but never lent: a camera's when its reader was slower, and those a
     /// live test pattern or file fell behind by.
-    public var framesDropped: Int { dropped + (session?.framesDropped ?? 0) }
+    public var framesDropped: Int { dropped + (openSession?.framesDropped ?? 0) }
     /// Frames a camera's driver flagged as damaged, dropped.
-    public var framesDamaged: Int { damaged + (session?.damagedFrames ?? 0) }
+    public var framesDamaged: Int { damaged + (openSession?.damagedFrames ?? 0) }
     /// A camera's controls: set at every open to what the configuration (and anyone since)
     /// asked; nil for the test pattern and files.
     public let controls: CameraControls?
@@ -28,19 +28,49 @@ public final class FrameSource {
     private let logger: Logger
     private let isStopped: () -> Bool
     private let onOutage: (CaptureError) -> Void
-    private var pattern: FrameBuffer?
-    private var file: Y4MReader?
-    /// Frames read from the file since it was opened, skipped ones included: the file's clock.
-    private var fileFrames = 0
-    private var session: CaptureSession?
-    private var cameraOpened = false
-    /// Whether an outage is being waited out, so it is said once, not at every try.
-    private var inOutage = false
+    /// What the frames come from, with what reading it needs.
+    private let input: Input
     private var pacer: Pacer?
-    /// Counts of camera sessions already closed, and of frames the pacer skipped.
+    /// Frames the pacer skipped, and counts of camera sessions already closed.
     private var dropped = 0, damaged = 0
     /// Whether `--lock` is still to be done, at the first frame after the skipped ones.
     private var lockPending: Bool
+
+    /// The three kinds of source, each with its own state.
+    private enum Input {
+        /// The test pattern's one frame, lent again and again.
+        case testPattern(FrameBuffer)
+        case file(FileInput)
+        case camera(CameraInput)
+    }
+
+    private final class FileInput {
+        let path: String
+        var reader: Y4MReader
+        /// Frames read since it was opened, skipped ones included: the file's clock.
+        var framesRead = 0
+
+        init(path: String, reader: Y4MReader) {
+            self.path = path
+            self.reader = reader
+        }
+    }
+
+    private final class CameraInput {
+        let device: String
+        let controls: CameraControls
+        /// Open from the first frame until an outage closes it.
+        var session: CaptureSession?
+        /// Whether it has been open once: the reconnect policy waits out more after that.
+        var opened = false
+        /// Whether an outage is being waited out, so it is said once, not at every try.
+        var inOutage = false
+
+        init(device: String, controls: CameraControls) {
+            self.device = device
+            self.controls = controls
+        }
+    }
 
     /// Opens the test pattern or the file (skipping `skip` frames of it); a camera opens at the
     /// first `next`. `isStopped` ends a wait for a camera; `onOutage` hears of each outage that the
@@ -58,28 +88,37 @@ public final class FrameSource {
         self.isStopped = isStopped
         self.onOutage = onOutage
         lockPending = configuration.lock
-        self.controls = try controls ?? configuration.makeControls()
+        let controls = try controls ?? configuration.makeControls()
+        self.controls = controls
         var fps = configuration.fps
         switch configuration.source {
         case .testPattern:
             let size = configuration.patternSize
             let buffer = try TestPattern(width: size.width, height: size.height)
                 .makeFrameBuffer(layout: configuration.patternLayout)
-            pattern = buffer
+            input = .testPattern(buffer)
             stream = "\(buffer.width)x\(buffer.height) \(buffer.layout.fourCC) (test pattern)"
         case let .file(path):
-            let reader = try Y4MReader(path: path)
-            file = reader
-            stream = "\(reader.width)x\(reader.height) \(PixelLayout.i420.fourCC) (YUV4MPEG2)"
-            fps = reader.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? fps
+            let file = FileInput(path: path, reader: try Y4MReader(path: path))
+            input = .file(file)
+            stream = "\(file.reader.width)x\(file.reader.height) \(PixelLayout.i420.fourCC) (YUV4MPEG2)"
+            fps = file.reader.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? fps
             // Skipped frames are read whole (a damaged one is still an error) and keep their time.
-            while fileFrames < configuration.framesToSkip, try reader.readFrame({ _ in }) == .frame { fileFrames += 1 }
-        case .camera:
-            break
+            while file.framesRead < configuration.framesToSkip, try file.reader.readFrame({ _ in }) == .frame {
+                file.framesRead += 1
+            }
+        case let .camera(device):
+            // A camera's configuration always makes controls (empty when none were asked).
+            input = .camera(CameraInput(device: device, controls: controls ?? CameraControls(device: device, settings: [])))
         }
         if configuration.pacing == .live, !configuration.source.isCamera {
             pacer = Pacer(fps: fps ?? Configuration.defaultLiveFPS)
         }
+    }
+
+    /// The camera's session while one is open.
+    private var openSession: CaptureSession? {
+        if case let .camera(camera) = input { camera.session } else { nil }
     }
 
     /// Lends the next frame and its timestamp in seconds to `body`: the driver's clock for a
@@ -90,69 +129,71 @@ public final class FrameSource {
         func lend(_ frame: borrowing PlanarFrame, _ timestamp: Double) throws {
             try frame.withColorimetry(configuration.colorimetryOverride(frame.colorimetry)) { try body($0, timestamp) }
         }
-        if pacer != nil { dropped += pacer!.waitForNextFrame() }
-        switch configuration.source {
-        case .testPattern:
-            try pattern!.withFrame { try lend($0, pacer?.timestamp ?? 0) }
+        dropped += pacer?.waitForNextFrame() ?? 0
+        switch input {
+        case let .testPattern(pattern):
+            try pattern.withFrame { try lend($0, pacer?.timestamp ?? 0) }
             return true
-        case let .file(path):
-            return try nextFileFrame(path, lend)
-        case let .camera(device):
-            return try nextCameraFrame(device, lend)
+        case let .file(file):
+            return try nextFileFrame(file, lend)
+        case let .camera(camera):
+            return try nextCameraFrame(camera, lend)
         }
     }
 
     /// Read once, a file ends at its end; live, it starts again from the beginning.
-    private func nextFileFrame(_ path: String, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
+    private func nextFileFrame(_ file: FileInput, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
         while true {
-            let reader = file!
-            let secondsPerFrame = reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
-            let timestamp = pacer?.timestamp ?? Double(fileFrames) * secondsPerFrame
-            if try reader.readFrame({ try lend($0, timestamp) }) == .frame {
-                fileFrames += 1
+            let secondsPerFrame = file.reader.frameRate.map { Double($0.denominator) / Double($0.numerator) } ?? 0
+            let timestamp = pacer?.timestamp ?? Double(file.framesRead) * secondsPerFrame
+            if try file.reader.readFrame({ try lend($0, timestamp) }) == .frame {
+                file.framesRead += 1
                 return true
             }
-            guard pacer != nil, fileFrames > 0 else { return false }
-            file = try Y4MReader(path: path)
-            fileFrames = 0
+            guard pacer != nil, file.framesRead > 0 else { return false }
+            file.reader = try Y4MReader(path: file.path)
+            file.framesRead = 0
         }
     }
 
-    private func nextCameraFrame(_ device: String, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
+    private func nextCameraFrame(_ camera: CameraInput, _ lend: (borrowing PlanarFrame, Double) throws -> Void) throws -> Bool {
         while true {
             do {
-                if session == nil {
-                    guard let opened = try open(device) else { return false }
+                let session: CaptureSession
+                if let open = camera.session {
+                    session = open
+                } else {
+                    guard let opened = try open(camera) else { return false }
                     session = opened
+                    camera.session = opened
                 }
-                let session = session!
                 try session.withNextFrame { frame, info in
-                    if lockPending { try lock(session) }
+                    if lockPending { try lock(session, camera.controls) }
                     try lend(frame, info.timestamp)
                 }
                 return true
-            } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) {
-                close()
-                startOutage(error)
+            } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: camera.opened) {
+                close(camera)
+                startOutage(error, camera)
             }
         }
     }
 
     /// Opens the camera, trying again every `reconnectInterval` while the policy waits out what
     /// stops it; nil when stopped while waiting.
-    private func open(_ device: String) throws -> CaptureSession? {
+    private func open(_ camera: CameraInput) throws -> CaptureSession? {
         while true {
             do {
-                let session = try CaptureSession(device: device, request: configuration.captureRequest) { fd in
-                    for warning in try controls?.apply(fd: fd) ?? [] { logger.warning("\(warning)") }
+                let session = try CaptureSession(device: camera.device, request: configuration.captureRequest) { fd in
+                    for warning in try camera.controls.apply(fd: fd) { logger.warning("\(warning)") }
                 }
-                cameraOpened = true
-                describe(session.agreed, device: device)
-                if inOutage { logger.info("\(device): back") }
-                inOutage = false
+                camera.opened = true
+                describe(session.agreed, device: camera.device)
+                if camera.inOutage { logger.info("\(camera.device): back") }
+                camera.inOutage = false
                 return session
-            } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: cameraOpened) {
-                startOutage(error)
+            } catch let error as CaptureError where configuration.reconnect.waitsOut(error, afterOpening: camera.opened) {
+                startOutage(error, camera)
             }
             // In tenths, so a stop is noticed within 0.1 s.
             for _ in 0..<Configuration.reconnectTenths {
@@ -164,26 +205,26 @@ public final class FrameSource {
 
     /// `--lock`, once the skipped frames have let the automatic controls settle: kept by
     /// `controls`, so a reconnect sets the same values again rather than locking anew.
-    private func lock(_ session: CaptureSession) throws {
+    private func lock(_ session: CaptureSession, _ controls: CameraControls) throws {
         lockPending = false
-        let locked = try controls!.lock(fd: session.fd)
+        let locked = try controls.lock(fd: session.fd)
         logger.info(locked.isEmpty
             ? "\(session.device): --lock: no automatic control was on, nothing to lock"
             : "\(session.device): locked at the values the camera settled on: \(locked.map(\.description).joined(separator: " "))")
     }
 
-    private func startOutage(_ error: CaptureError) {
-        guard !inOutage else { return }
-        inOutage = true
+    private func startOutage(_ error: CaptureError, _ camera: CameraInput) {
+        guard !camera.inOutage else { return }
+        camera.inOutage = true
         logger.warning("\(error); waiting for it to come back (--reconnect)")
         onOutage(error)
     }
 
     /// Closes every handle: a device comes back only once all are closed.
-    private func close() {
-        dropped += session?.framesDropped ?? 0
-        damaged += session?.damagedFrames ?? 0
-        session = nil
+    private func close(_ camera: CameraInput) {
+        dropped += camera.session?.framesDropped ?? 0
+        damaged += camera.session?.damagedFrames ?? 0
+        camera.session = nil
     }
 
     /// Says what the camera agreed to, where it differs from what was asked, and how its frames
