@@ -81,7 +81,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            resources: [.embedInCode("openapi.json")]  // the API's contract, served as it is kept
+            resources: [
+                .embedInCode("openapi.json"),  // the API's contract, served as it is kept
+                // The page (GET /): HTML, CSS and the script's parts, put together by `Page`.
+                .embedInCode("Page/page.html"), .embedInCode("Page/page.css"), .embedInCode("Page/setup.js"),
+                .embedInCode("Page/access.js"), .embedInCode("Page/calibration.js"), .embedInCode("Page/click.js"),
+                .embedInCode("Page/plot.js"), .embedInCode("Page/status.js"), .embedInCode("Page/controls.js"),
+                .embedInCode("Page/hook.js"),
+            ]
         ),
         .executableTarget(
             name: "EyedropperCLI",

@@ -1,0 +1,6 @@
+window.eyedropper = Object.freeze({
+  /// How many samples the plot holds for each point.
+  plotPoints: () => points.map((_, i) => (series[i] || []).length),
+  /// How many times the controls panel has been (re)built from the listing.
+  controlsLoaded: () => controlsLoaded,
+});
