@@ -20,7 +20,8 @@ struct ServerParts: Sendable {
     let metrics: ServerMetrics
     let statistics: CaptureStatistics
     let capture: CaptureLoop
-    let encoders = JPEGEncoderPool()
+    /// The one executor of blocking work: JPEG compression and camera-control requests.
+    let work = BlockingWork()
     let jpeg: JPEGCache
     let streams: StreamLimit
     let connections = ConnectionCounters()
@@ -45,9 +46,9 @@ struct ServerParts: Sendable {
             configuration: configuration, frames: frames, statistics: statistics, controls: controls, outputs: outputs,
             logger: logger)
         do {
-            jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: encoders)
+            jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: work)
         } catch {
-            encoders.stop()
+            work.stop()
             throw error
         }
         streams = StreamLimit(limit: configuration.maxStreams)
@@ -66,7 +67,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     let api = router.group("api/v1")
     SampleController(configuration: configuration, frames: parts.frames, streams: parts.streams).addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
-    ControlsController(source: configuration.source.source, controls: parts.controls).addRoutes(to: api)
+    ControlsController(source: configuration.source.source, controls: parts.controls, work: parts.work).addRoutes(to: api)
     StatusController(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
         streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls,
@@ -104,6 +105,6 @@ struct CaptureService: Service {
         parts.frames.close()
         parts.capture.stop()
         parts.outputs?.close()
-        parts.encoders.stop()
+        parts.work.stop()
     }
 }

@@ -4,14 +4,14 @@
 /// Not `Mutex` itself: on Linux that locks with bare futex calls the thread sanitizer cannot see,
 /// so every access it protects is reported as a race and the sanitizer stops telling real races
 /// from those. `Monitor`'s pthread mutex is one it understands.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let monitor = Monitor()
     private var value: Value
 
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` on the value, holding the lock.
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try monitor.locked { try body(&value) }
     }
 }

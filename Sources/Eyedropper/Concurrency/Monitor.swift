@@ -8,11 +8,11 @@ import Musl
 ///
 /// pthreads rather than Swift concurrency because conversion and sampling threads must hand work
 /// over without allocating per frame, and the thread sanitizer understands them.
-public final class Monitor: @unchecked Sendable {
+package final class Monitor: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -25,18 +25,18 @@ public final class Monitor: @unchecked Sendable {
     }
 
     /// Runs `body` holding the mutex.
-    public func locked<R>(_ body: () throws -> R) rethrows -> R {
+    package func locked<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits, inside `locked`, until another thread calls `broadcast`.
-    public func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Waits, inside `locked`, until another thread calls `broadcast` or `seconds` pass; false
     /// when they passed.
-    public func wait(seconds: Double) -> Bool {
+    package func wait(seconds: Double) -> Bool {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)  // a condition variable's default clock
         let nanoseconds = Int(deadline.tv_nsec) + Int((max(0, seconds) * 1e9).rounded())
@@ -46,5 +46,5 @@ public final class Monitor: @unchecked Sendable {
     }
 
     /// Wakes every waiting thread; call inside `locked`.
-    public func broadcast() { pthread_cond_broadcast(condition) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
 }

@@ -5,11 +5,11 @@ import Musl
 #endif
 
 /// A started thread, joined once.
-public struct Thread {
+package struct Thread {
     private let handle: pthread_t
 
     /// Starts `body` on a new thread.
-    public init(_ body: @escaping @Sendable () -> Void) {
+    package init(_ body: @escaping @Sendable () -> Void) {
         final class Box: Sendable {
             let body: @Sendable () -> Void
             init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -24,5 +24,5 @@ public struct Thread {
     }
 
     /// Waits for the thread to end.
-    public func join() { pthread_join(handle, nil) }
+    package func join() { pthread_join(handle, nil) }
 }

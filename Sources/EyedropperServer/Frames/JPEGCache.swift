@@ -12,7 +12,7 @@ struct EncodedFrame: Sendable {
 /// The newest frame as JPEG, compressed lazily: on the first request for a frame, once, however
 /// many clients (stream or not) want it; nothing is compressed while nobody is watching.
 ///
-/// Compression runs on `JPEGEncoderPool`'s threads, never on the caller's. One compression of the
+/// Compression runs on `BlockingWork`'s threads, never on the caller's. One compression of the
 /// default quality at a time: a request that arrives while it runs waits for it and then takes its
 /// result or, when a newer frame came meanwhile, compresses that.
 final class JPEGCache: Sendable {
@@ -23,14 +23,14 @@ final class JPEGCache: Sendable {
     }
 
     private let frames: LatestFrame
-    private let pool: JPEGEncoderPool
+    private let pool: BlockingWork
     /// Of the cached frames.
     let quality: Int
     private let state = Locked(State())
     /// Frames compressed at `quality` since the start: for the tests and the metrics.
     private let encoded = Atomic<Int>(0)
 
-    init(frames: LatestFrame, quality: Int, pool: JPEGEncoderPool) throws(JPEGError) {
+    init(frames: LatestFrame, quality: Int, pool: BlockingWork) throws(JPEGError) {
         _ = try JPEGEncoder(quality: quality)  // refuses a quality out of range now, not at the first request
         self.frames = frames
         self.quality = quality

@@ -10,6 +10,8 @@ struct ControlsController: Sendable {
     let source: SourceName
     /// nil: the source is not a camera.
     let controls: CameraControls?
+    /// Where opening the device and its ioctls run, off Swift concurrency's threads.
+    let work: BlockingWork
 
     /// A request body larger than this is refused: a camera has a few dozen controls.
     static let maximumBody = 64 * 1024
@@ -28,7 +30,7 @@ struct ControlsController: Sendable {
         _ = try QueryString(request.uri.query, allowed: [])
         guard let controls else { return Self.json("[]") }
         let device = controls.device
-        return Self.json(try await Self.onDevice { try CameraControls.list(device: device).json })
+        return Self.json(try await onDevice { try CameraControls.list(device: device).json })
     }
 
     /// A JSON object of names and values, set together (checked first, automatic controls first);
@@ -43,7 +45,7 @@ struct ControlsController: Sendable {
             throw ControlsFailure.malformedBody(parameter: (error as? DecodingError)?.key)
         }
         let controls = try camera()
-        let set = try await Self.onDevice { try controls.set(settings) }
+        let set = try await onDevice { try controls.set(settings) }
         return Self.json(Self.object(set.map { ($0.name, $0.value?.json ?? "null") }))
     }
 
@@ -51,7 +53,7 @@ struct ControlsController: Sendable {
     private func lock(_ request: Request) async throws -> Response {
         _ = try QueryString(request.uri.query, allowed: [])
         let controls = try camera()
-        let locked = try await Self.onDevice { try controls.lockNow() }
+        let locked = try await onDevice { try controls.lockNow() }
         return Self.json(Self.object(locked.map { ($0.name, Int64($0.value).map { "\($0)" } ?? JSONText.string($0.value)) }))
     }
 
@@ -70,16 +72,12 @@ struct ControlsController: Sendable {
         Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Runs `body` (opening the camera, ioctls) on a thread of its own, as blocking work must not
-    /// hold one of Swift concurrency's few threads; its errors become the answers the API gives.
-    private static func onDevice<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
-        let thread = Locked<Eyedropper.Thread?>(nil)
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<R, any Error>, Never>) in
-            thread.withLock { $0 = Eyedropper.Thread { continuation.resume(returning: Result { try body() }) } }
-        }
-        thread.withLock { $0?.join() }  // it has nothing left to do but end
+    /// Runs `body` (opening the camera, ioctls) on the server's blocking-work threads, as blocking
+    /// work must not hold one of Swift concurrency's few threads; its errors become the answers the
+    /// API gives.
+    private func onDevice<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
         do {
-            return try result.get()
+            return try await work.run { _ in try body() }
         } catch let error as ControlError {
             throw error.isUsage ? ControlsFailure.usage(error) : ControlsFailure.refused(error)
         } catch let error as CaptureError {

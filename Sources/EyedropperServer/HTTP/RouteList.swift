@@ -13,10 +13,10 @@ extension EyedropperServer {
     /// Every route the server for `configuration` has, 405 answers included, in the router's
     /// order: what a test that must cover each route (the token, the API description) checks its
     /// own list against, so that a route added later cannot be missed. Builds the server's parts
-    /// (the JPEG threads start and stop again) without starting the capture.
+    /// (the blocking-work threads start and stop again) without starting the capture.
     public static func routes(_ configuration: ServeConfiguration) throws -> [Route] {
         let parts = try ServerParts(configuration, logger: Logger(label: "eyedropper.routes"))
-        defer { parts.encoders.stop() }
+        defer { parts.work.stop() }
         return buildRouter(configuration, parts: parts).routes.map { Route(method: $0.method.rawValue, path: $0.path.description) }
     }
 }
