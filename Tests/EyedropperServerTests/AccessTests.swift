@@ -188,10 +188,12 @@ import Testing
     /// sends what it is told, `authorized` adds the token to every request.
     func withTokenServer(_ test: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol) async throws -> Void) async throws {
         let app = try buildApplication(Self.configuration())
-        try await app.test(.router) { client in
-            let authorized = BearerClient(base: client, authorization: "Bearer " + Self.token)
-            try await waitForFrames(1, authorized)
-            try await test(client, authorized)
+        try await onServerThreads {
+            try await app.test(.router) { client in
+                let authorized = BearerClient(base: client, authorization: "Bearer " + Self.token)
+                try await waitForFrames(1, authorized)
+                try await test(client, authorized)
+            }
         }
     }
 }

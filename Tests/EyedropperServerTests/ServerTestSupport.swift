@@ -43,9 +43,11 @@ func withServer<Value: Sendable>(
     _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value
 ) async throws -> Value {
     let app = try buildApplication(configuration)
-    return try await app.test(.router) { client in
-        if waitForFrame { try await waitForFrames(1, client) }
-        return try await test(client)
+    return try await onServerThreads {
+        try await app.test(.router) { client in
+            if waitForFrame { try await waitForFrames(1, client) }
+            return try await test(client)
+        }
     }
 }
 
@@ -63,7 +65,7 @@ func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws
 /// returns what arrived.
 func readStream(_ uri: String, whileCapturing frames: Int, _ client: some TestClientProtocol) async throws -> TestResponse {
     let start = try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0
-    let request = Task { try await client.get(uri) }
+    let request = serverTask { try await client.get(uri) }
     try await waitForFrames(start + frames, client)
     request.cancel()
     return try await request.value

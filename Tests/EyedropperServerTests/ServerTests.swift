@@ -383,8 +383,8 @@ import Testing
     /// leaves. Catches an uncapped server, or places that leak so the cap stays reached.
     @Test func streamClientsAreCapped() async throws {
         try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), maxStreams: 2)) { client in
-            let mjpeg = Task { try await client.get("/api/v1/stream.mjpg") }
-            let events = Task { try await client.get("/api/v1/samples") }
+            let mjpeg = serverTask { try await client.get("/api/v1/stream.mjpg") }
+            let events = serverTask { try await client.get("/api/v1/samples") }
             try await Self.waitForStreamClients(2, client)
             let refused = try await client.get("/api/v1/stream.mjpg")
             #expect(refused.status == .serviceUnavailable)
