@@ -4,7 +4,7 @@
 means Eyedropper is faster).
 
   conversion  Eyedropper on 1 and 2 threads (and the speedup), the fastest libyuv function, memcpy
-  JPEG        Eyedropper's RGB path against tjCompress2 + Eyedropper's conversion (the issue's
+  JPEG        Eyedropper's RGB path against tjCompress2 + Eyedropper's conversion (the
               1.1x target) and against tjCompressFromYUVPlanes; the 4:2:0 planes path against the
               glued libyuv + tjCompress2 job (0.8x target); allocations per frame
   end to end  30 frames (one JPEG among them): time per frame, frames per second, allocations

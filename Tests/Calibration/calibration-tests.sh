@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Calibrated colour (issue 13) against a simulated camera and OpenCV's ccm module: renders a
+# Calibrated colour against a simulated camera and OpenCV's ccm module: renders a
 # ColorChecker through a spectral camera model, runs `eyedropper calibrate` on one file and
 # `eyedropper sample --profile` on another, and checks the mean CIEDE2000 (<= 1.0, and no worse
 # than OpenCV's best configuration fitted to the same patch means). Builds nothing: give the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibrated colour, checked against a simulated camera and against OpenCV (issue 13).
+"""Calibrated colour, checked against a simulated camera and against OpenCV.
 
 Renders a ColorChecker Classic 24 through a simulated camera (camera.py: spectral, not
 colorimetric, a tone curve that is not sRGB, white balance off, noise, BT.601 limited 4:2:0)

@@ -5,7 +5,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
-/// `serve --profile` and `--target` (issue 13), in process, against the test pattern: every
+/// `serve --profile` and `--target`, in process, against the test pattern: every
 /// sample's calibrated colour, ΔE and pass checked against what `CameraProfile` makes of the
 /// sample's own `mean`, the status's new fields, and every body as it was without a profile.
 @Suite(.timeLimit(.minutes(1))) struct CalibratedServerTests {
@@ -142,7 +142,7 @@ import Testing
     }
 
     /// Without a profile, the sample bodies (the capture's line and the endpoint's own), the
-    /// events and the status's keys are exactly what they were before issue 13; with one, the
+    /// events and the status's keys are exactly what they are without calibration; with one, the
     /// same bodies less the calibrated fields are again exactly those. Catches a `"calibrated"`,
     /// `"profile":null` or empty array where there is no profile, and a field before the new ones
     /// changed by them.
@@ -167,7 +167,7 @@ import Testing
             let earlier: Set = [
                 "source", "state", "format", "matrix", "range", "framesCaptured", "framesDropped", "framesEncoded", "frameRate",
                 "conversionMilliseconds", "streamClients", "points", "controls", "controlWarnings",
-                // issue 14's two counters, always there
+                // the two timeout counters, always there
                 "stalledStreamsClosed", "headerTimeouts",
             ]
             #expect(keys == earlier.union(profile ? ["profile", "target"] : []), "\(keys)")

@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// The camera-control endpoints and status fields of issue 12, in process, where there is no
+/// The camera-control endpoints and status fields, in process, where there is no
 /// camera: the test pattern (not a camera) and a camera that cannot be opened. Setting a real
 /// camera's controls through them is tested against vivid in the VM (Tests/VM/guest-serve.sh).
 @Suite(.timeLimit(.minutes(1))) struct ControlsEndpointTests {

@@ -201,7 +201,7 @@ import Testing
             #expect((12...40).contains(captured), "\(captured)")
             // A paced source drops a frame when the capture thread is more than a period (100 ms)
             // late, as a camera would. With 40 server tests at once on 2 cores that happens once in
-            // a while (CI, issue 15 and 16 runs), so a drop or two is allowed; a counter that counts
+            // a while (CI runs), so a drop or two is allowed; a counter that counts
             // frames as drops (12 or more here) is not. The pacer's rule: FrameSourceTests.
             let dropped = json["framesDropped"] as? Int ?? -1
             #expect((0...2).contains(dropped), "\(dropped) of \(captured)")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's fleet setup as it stands there: the systemd unit (`systemd-analyze verify`, which
+# The fleet setup as docs/outputs.md gives it: the systemd unit (`systemd-analyze verify`, which
 # warns on unknown keys and sections) and the Prometheus scrape configuration (`promtool check
 # config`). A warning fails. Needs a release build (the unit's ExecStart is pointed at it).
 set -euo pipefail
@@ -11,7 +11,7 @@ mkdir -p "$work"
 python3 - "$work" "$PWD/.build/release/eyedropper" <<'PY'
 import re, sys
 work, binary = sys.argv[1:]
-readme = open("README.md").read()
+readme = open("docs/outputs.md").read()
 fleet = readme[readme.index("### A fleet of cameras"):]
 unit = re.search(r"```ini\n(.*?)```", fleet, re.S).group(1)
 scrape = re.search(r"```yaml\n(.*?)```", fleet, re.S).group(1)
@@ -24,7 +24,7 @@ open(f"{work}/prometheus.yml", "w").write(scrape.replace("/etc/prometheus/eyedro
 PY
 ln -s 'eyedropper@.service' "$work/eyedropper@video0.service"
 said=$(systemd-analyze verify --man=no "$work/eyedropper@video0.service" 2>&1) || { echo "$said" >&2; exit 1; }
-[ -z "$said" ] || { echo "systemd-analyze verify warned about the README's unit:" >&2; echo "$said" >&2; exit 1; }
-echo "PASS the README's systemd unit: systemd-analyze verify, no warnings"
+[ -z "$said" ] || { echo "systemd-analyze verify warned about the unit of docs/outputs.md:" >&2; echo "$said" >&2; exit 1; }
+echo "PASS the systemd unit of docs/outputs.md: systemd-analyze verify, no warnings"
 promtool check config "$work/prometheus.yml"
-echo "PASS the README's scrape configuration: promtool check config"
+echo "PASS the scrape configuration of docs/outputs.md: promtool check config"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OSC output (issue 15) against two peers that share no code with eyedropper's encoder:
+# OSC output against two peers that share no code with eyedropper's encoder:
 # python-osc (PyPI, pinned in Tests/Outputs/requirements.txt) and liblo's oscdump (Debian's
 # liblo-tools). Tests/Outputs/osc_check.py receives what `eyedropper sample --osc` sends and checks
 # every frame's bundle against the JSON line printed for it: its time tag, and every address, type

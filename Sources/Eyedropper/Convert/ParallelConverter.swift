@@ -5,7 +5,7 @@ import Synchronization
 /// The threads start once, in `init`, and wait between frames, spinning for 0.2 ms before they
 /// sleep. A conversion wakes them and converts rows itself at once, taking chunks of rows from a
 /// shared counter, so a helper that wakes late takes only what is left instead of holding up
-/// the frame (waking a sleeping thread can take as long as half a 1080p frame: README, Threads;
+/// the frame (waking a sleeping thread can take as long as half a 1080p frame: docs/performance.md, Threads;
 /// Benchmarks/Probes/handoff.c). `convert` returns when every chunk is done, so nothing is
 /// allocated per frame and the frame is never used after it returns. One owner calls `convert`;
 /// for several frames at once, use one `YCbCrConverter` per worker instead.

@@ -95,7 +95,7 @@ public struct YCbCrConverter: Hashable, Sendable {
     ///
     /// Two rows per call compute the shared chroma row's terms once. That pays within the cache
     /// and with streamed stores, but with cached stores past the cache the two interleaved store
-    /// streams cost more than the chroma work saves. Measured in the README, Past the cache.
+    /// streams cost more than the chroma work saves. Measured in docs/performance.md, Past the cache.
     private func plan(_ frame: FrameGeometry, _ target: RGBDestination) -> (pairs: Bool, stream: Bool) {
         let traffic = frame.height * (frame.lumaStride + frame.chromaStride / 2 * (3 - frame.chromaStep))
             + frame.height * target.stride

@@ -89,7 +89,7 @@ public final class ColorSampler {
     /// The direct path's cost in units of one pixel of the full-frame path: a point costs about as
     /// much as converting 64 pixels (mostly the cache misses of reaching it), plus 56 for each
     /// pixel of its patch. Fitted to the Sample suite's 1920x1080 rows (Benchmarks/Sample; the
-    /// figures are in the README, Sampling colours); measure again there when kernels change.
+    /// figures are in docs/sampling.md, Sampling colours); measure again there when kernels change.
     static let directCostPerPoint = 64
     static let directCostPerPixel = 56
 

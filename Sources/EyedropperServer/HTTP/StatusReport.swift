@@ -27,7 +27,7 @@ struct StatusReport: Codable, Hashable, Sendable {
     /// conversion takes a few microseconds: to the microsecond would leave one digit).
     let conversionMilliseconds: Percentiles?
     let streamClients: Int
-    // Added by issue 12, for the page and for scripts that watch a camera's settings:
+    // For the page and for scripts that watch a camera's settings:
     /// The `--at` points, `[x, y]` each: where the event stream samples.
     let points: [[Double]]
     /// The camera control settings kept and applied at every open (`--control`, `--controls`,
@@ -37,23 +37,23 @@ struct StatusReport: Codable, Hashable, Sendable {
     /// Where the driver kept another value than the one asked, at the last time settings were
     /// applied.
     let controlWarnings: [String]
-    // Added by issue 13, present only with --profile (and --target):
+    // Present only with --profile (and --target):
     /// The camera profile the samples are calibrated with.
     let profile: Profile?
     /// What the calibrated samples are compared with.
     let target: Target?
-    // Added by issue 14:
+    // The connections cut off by timeouts:
     /// Responses cut off since the start because their client took nothing for --stall-timeout
     /// (stream clients, nearly always); each freed its stream place.
     let stalledStreamsClosed: Int
     /// Connections cut off since the start because a request head was not complete within
     /// --header-timeout of its first byte.
     let headerTimeouts: Int
-    // Added by issue 15, present only with --mqtt:
+    // Present only with --mqtt:
     /// The broker (without its password), the topic prefix, whether it is connected, and the
     /// lines published, dropped from a full queue, and waiting.
     let mqtt: MQTTPublisher.Status?
-    // Added by issue 15, present only with --osc:
+    // Present only with --osc:
     /// The peer, and the bundles sent to it and those the system would not take.
     let osc: OSC?
 
