@@ -5,9 +5,11 @@ let package = Package(
     name: "Eyedropper",
     products: [
         .library(name: "Eyedropper", targets: ["Eyedropper"]),
+        .library(name: "EyedropperCalibration", targets: ["EyedropperCalibration"]),
         .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
         .library(name: "EyedropperJPEG", targets: ["EyedropperJPEG"]),
         .library(name: "EyedropperOutputs", targets: ["EyedropperOutputs"]),
+        .library(name: "EyedropperServer", targets: ["EyedropperServer"]),
         .executable(name: "eyedropper", targets: ["EyedropperCLI"]),
     ],
     dependencies: [
@@ -23,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.2"),
+        // `swift package generate-documentation`: the library's DocC catalog, built by Scripts/test.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The 256-bit row kernels. C, not Swift: Swift has no per-function target attribute, and
@@ -34,6 +38,10 @@ let package = Package(
             name: "Eyedropper",
             dependencies: ["CEyedropperKernels", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // Colour you can compare: CIE XYZ, L*a*b*, CIEDE2000, the ColorChecker, camera profiles and
+        // their fit, and the picture `calibrate --picture` draws. A target of its own: the
+        // converter and sampler never carry it.
+        .target(name: "EyedropperCalibration", dependencies: ["Eyedropper"]),
         // V4L2 capture through libv4l2, in a target of its own so that conversion alone never
         // links it.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
@@ -57,7 +65,7 @@ let package = Package(
         .target(
             name: "EyedropperOutputs",
             dependencies: [
-                "Eyedropper", "CMosquitto",
+                "Eyedropper", "EyedropperCalibration", "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -68,6 +76,7 @@ let package = Package(
             name: "EyedropperServer",
             dependencies: [
                 "Eyedropper",
+                "EyedropperCalibration",
                 "EyedropperCapture",
                 "EyedropperJPEG",
                 "EyedropperOutputs",
@@ -94,6 +103,7 @@ let package = Package(
             name: "EyedropperCLI",
             dependencies: [
                 "Eyedropper",
+                "EyedropperCalibration",
                 "EyedropperCapture",
                 "EyedropperJPEG",
                 "EyedropperServer",
@@ -104,7 +114,10 @@ let package = Package(
         ),
         // Tests: one target per library target, the command line through the built executable,
         // and the helpers they share (scratch directories, guarded frames, running eyedropper).
-        .target(name: "EyedropperTestSupport", dependencies: ["Eyedropper"], path: "Tests/EyedropperTestSupport"),
+        .target(name: "EyedropperTestSupport", dependencies: ["Eyedropper", "EyedropperCalibration"], path: "Tests/EyedropperTestSupport"),
+        .testTarget(
+            name: "EyedropperCalibrationTests",
+            dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperTestSupport"]),
         .testTarget(
             name: "EyedropperTests",
             dependencies: ["Eyedropper", "EyedropperTestSupport", .product(name: "SystemPackage", package: "swift-system")]),
@@ -118,15 +131,16 @@ let package = Package(
         .testTarget(
             name: "EyedropperCLITests",
             dependencies: [
-                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer", "EyedropperTestSupport",
+                "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer",
+                "EyedropperTestSupport",
             ]),
-        .testTarget(name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperOutputs"]),
+        .testTarget(name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperOutputs"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
         .testTarget(
             name: "EyedropperServerTests",
             dependencies: [
-                "Eyedropper", "EyedropperCapture", "EyedropperJPEG", "EyedropperServer", "EyedropperTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer",
+                "EyedropperTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
     ]
 )

@@ -16,9 +16,14 @@ let package = Package(
         .target(name: "CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"]),
         fuzzer("FuzzY4M"),
-        fuzzer("FuzzQuery"),
-        fuzzer("FuzzProfile"),
-        fuzzer("FuzzReference"),
+        // The query parser lives with the server; the sample line with the outputs.
+        fuzzer("FuzzQuery", [
+            .product(name: "EyedropperServer", package: "Eyedropper"), .product(name: "EyedropperOutputs", package: "Eyedropper"),
+        ]),
+        fuzzer("FuzzProfile", [
+            .product(name: "EyedropperCalibration", package: "Eyedropper"), .product(name: "EyedropperOutputs", package: "Eyedropper"),
+        ]),
+        fuzzer("FuzzReference", [.product(name: "EyedropperCalibration", package: "Eyedropper")]),
         // The only one that links the capture library, for `ControlSetting.settings(json:)`.
         fuzzer("FuzzControls", [.product(name: "EyedropperCapture", package: "Eyedropper")]),
     ]

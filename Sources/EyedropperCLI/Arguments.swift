@@ -1,6 +1,7 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperJPEG
+import EyedropperCalibration
 
 /// `WxH`, both at least 1.
 struct FrameSize: ExpressibleByArgument, Hashable {

@@ -5,6 +5,7 @@ import EyedropperJPEG
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import EyedropperCalibration
 #endif
 
 /// `eyedropper calibrate`: reads a ColorChecker in frames, fits a camera profile, reports how well

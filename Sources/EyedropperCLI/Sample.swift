@@ -4,6 +4,7 @@ import EyedropperCapture
 import EyedropperOutputs
 #if canImport(Glibc)
 import Glibc
+import EyedropperCalibration
 #endif
 
 /// `eyedropper sample`: the colours at a few points of each frame.

@@ -1,6 +1,7 @@
 import Eyedropper
 #if canImport(Glibc)
 import Glibc
+import EyedropperCalibration
 #endif
 
 /// One line of samples as the outputs get it: what `sample --format json` prints for a frame (or

@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperCapture
+import EyedropperCalibration
 
 /// Everything `eyedropper serve` was asked to do.
 public struct ServeConfiguration: Hashable, Sendable {

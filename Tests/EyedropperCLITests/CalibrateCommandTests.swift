@@ -3,6 +3,7 @@ import EyedropperJPEG
 import EyedropperTestSupport
 import Foundation
 import Testing
+import EyedropperCalibration
 
 /// `calibrate`, then `sample --profile` and `--target`, through the built executable on chart
 /// frames of a simulated camera.

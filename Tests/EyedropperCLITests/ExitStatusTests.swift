@@ -5,6 +5,7 @@ import EyedropperOutputs
 import EyedropperServer
 import Foundation
 import Testing
+import EyedropperCalibration
 
 /// One way to an exit status: every error type declared in Sources either conforms to
 /// `ExitStatusError` (the command line prints its description and exits with its status) or is

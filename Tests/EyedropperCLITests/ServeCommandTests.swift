@@ -4,6 +4,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import EyedropperCalibration
 #endif
 
 /// `eyedropper serve` as a process, for what needs one: signals, real sockets whose clients stop

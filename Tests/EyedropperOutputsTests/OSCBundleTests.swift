@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperOutputs
 import Testing
+import EyedropperCalibration
 
 /// The bytes OSC 1.0 gives for a string: its characters, then the NULs written out in the
 /// literal by hand (1 to 4, up to a multiple of 4), so the expected bytes owe nothing to the

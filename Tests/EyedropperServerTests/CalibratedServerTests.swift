@@ -4,6 +4,7 @@ import EyedropperTestSupport
 import Foundation
 import HummingbirdTesting
 import Testing
+import EyedropperCalibration
 
 /// `serve --profile` and `--target`, in process, against the test pattern: every
 /// sample's calibrated colour, ΔE and pass checked against what `CameraProfile` makes of the

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Eyedropper
+import EyedropperCalibration
 
 /// A camera that is not colorimetric: its own primaries (a 3 x 3 of XYZ with cross-talk), white
 /// balance off by 15% in red and blue, a tone curve that is a power 1/1.9 over a 2% pedestal, not

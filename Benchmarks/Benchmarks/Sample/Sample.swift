@@ -23,6 +23,7 @@
 import Benchmark
 import BenchmarkSupport
 import Eyedropper
+import EyedropperCalibration
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .suite()

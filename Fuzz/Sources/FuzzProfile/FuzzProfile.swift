@@ -1,5 +1,7 @@
 import Eyedropper
 import FuzzSupport
+import EyedropperCalibration
+import EyedropperOutputs
 
 /// Patch means a camera gives: black, white, grey, each primary and a skin tone.
 let means: [RGB8] = [

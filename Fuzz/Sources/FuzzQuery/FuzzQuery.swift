@@ -1,5 +1,7 @@
 import Eyedropper
 import FuzzSupport
+import EyedropperOutputs
+import EyedropperServer
 
 /// Two frames the parsed points are sampled on: one pixel, and an odd size with distinct pixels.
 let frames: [(width: Int, height: Int, bytes: [UInt8])] = [(1, 1), (7, 5)].map { size in

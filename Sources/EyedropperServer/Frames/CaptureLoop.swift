@@ -3,6 +3,7 @@ import Synchronization
 import EyedropperCapture
 import EyedropperOutputs
 import Logging
+import EyedropperCalibration
 
 /// The one capture of the server: reads frames from its `FrameSource` on a thread of its own,
 /// converts each once into `LatestFrame`, samples the configured points, and never waits for a

@@ -1,5 +1,7 @@
 import Eyedropper
 import Hummingbird
+import EyedropperCalibration
+import EyedropperOutputs
 
 /// `sample` (the colours at any points of the newest frame) and `samples` (an event per frame with
 /// the colours at the configured points).

@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperCapture
 import EyedropperOutputs
+import EyedropperCalibration
 
 /// The body of `/api/v1/status`, and the figures `/metrics` gives in Prometheus' text format.
 struct StatusReport: Codable, Hashable, Sendable {

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A colour in device-independent terms: what a camera profile makes of a patch's mean.
 public struct CalibratedColor: Hashable, Sendable {
     /// Relative to D50, Y = 100 for the perfect white.

@@ -1,3 +1,4 @@
+import Eyedropper
 import FoundationEssentials
 import SystemPackage
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Eyedropper
 import Testing
+import EyedropperCalibration
 
 @Suite struct ToneCurveTests {
     /// Camera values of six neutrals through `encode`, and the curve fitted to them.

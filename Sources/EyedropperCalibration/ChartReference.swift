@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// What a chart's 24 patches measure, in CIE L*a*b* relative to D50 (2 degree observer), numbered
 /// 1-24 row by row from the top left of the chart held upright (dark skin first, black last).
 public struct ChartReference: Hashable, Sendable, Codable {

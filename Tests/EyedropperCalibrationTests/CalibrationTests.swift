@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperTestSupport
 import Testing
+import EyedropperCalibration
 
 @Suite struct CalibrationTests {
     let reference = ChartReference.colorChecker2014

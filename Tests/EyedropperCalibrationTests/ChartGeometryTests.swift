@@ -1,5 +1,6 @@
 import Eyedropper
 import Testing
+import EyedropperCalibration
 
 private func point(_ x: Double, _ y: Double) -> SamplePoint { try! SamplePoint(x: x, y: y) }
 

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// Where a chart's patches lie in a frame: the perspective transform (homography) that takes the
 /// chart's grid of patch centres to the four corner patches' centres the user gave, so a chart
 /// held at an angle is read where it is.

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A sample's calibrated colour and, with a target, how far it is from it.
 public struct CalibratedSample: Hashable, Sendable {
     public let color: CalibratedColor

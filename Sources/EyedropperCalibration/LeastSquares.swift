@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// The small dense linear algebra the calibration needs: systems of at most 18 unknowns, solved a
 /// few thousand times per calibration, never per frame.
 enum LeastSquares {

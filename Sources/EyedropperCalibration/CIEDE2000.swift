@@ -1,3 +1,4 @@
+import Eyedropper
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

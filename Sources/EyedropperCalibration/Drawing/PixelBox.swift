@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A rectangle of whole pixels: `x`, `y` its top-left pixel, possibly outside an image or empty,
 /// so that layouts can be computed freely and clipped once, where they are drawn.
 package struct PixelBox: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// What a calibration measured and how well it fits, as `calibrate --format json` prints it and a
 /// profile keeps it: per patch the camera's reading, the reference and the corrected colour with
 /// their CIEDE2000, and the summaries of every model tried.

@@ -1,3 +1,5 @@
+import Eyedropper
+import EyedropperCalibration
 /// The JSON object for one sampled frame: one line of `eyedropper sample --format json`, and the
 /// body of the server's sample endpoint and events, in the documented field order. One
 /// interpolated string rather than `JSONText`'s field list: this runs for every frame, and the

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A colour to compare calibrated samples with, and how close is close enough.
 public struct ColorTarget: Hashable, Sendable {
     /// L*a*b* (D50).

@@ -2,6 +2,7 @@ import Eyedropper
 import EyedropperTestSupport
 import Foundation
 import Testing
+import EyedropperCalibration
 
 @Suite struct CameraProfileFileTests {
     /// A fitted profile's file with one number of its correction matrix replaced.

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A query-string parameter that cannot be used: `eyedropper serve` answers 400 naming it.
 public struct QueryParameterError: Error, Hashable, Sendable {
     /// The parameter's name, or the whole item when it is not `name=value`.

@@ -1,3 +1,5 @@
+import Eyedropper
+
 extension CalibrationPicture {
     /// A line of text on its backing box: where `render` writes it and where a test reads it.
     package struct TextLabel: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// What `calibrate --picture` draws, for a person to check a calibration at a glance: the frame
 /// with each patch's sampling window outlined and numbered (a window on the wrong patch shows at
 /// once), above a grid of the 24 patches, reference beside corrected, each with its Delta E.

@@ -5,6 +5,7 @@ import Eyedropper
 import Foundation
 import EyedropperTestSupport
 import Testing
+import EyedropperCalibration
 
 private typealias Window = CalibrationPicture.Window
 private typealias Swatch = CalibrationPicture.Swatch

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A camera calibrated from one reading of a chart: the tone curve and correction fitted to the
 /// usable patches, and how well they do, on the patches fitted and on each patch left out.
 ///

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// The forms of correction from linear camera RGB to XYZ a profile can hold.
 public enum CorrectionModel: String, CaseIterable, Hashable, Sendable, Codable {
     /// XYZ = M (r, g, b): 9 numbers.

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// A 5 x 7 dot font for the few characters a picture labels things with: digits, '.', '-', space,
 /// and "dE" (Delta E, as ASCII). Each dot is drawn as a square of `scale` pixels, so the same text
 /// reads on a 640 x 480 frame and on a 3840 x 2160 one.

@@ -1,3 +1,5 @@
+import Eyedropper
+
 /// An RGB image being drawn on: one buffer, allocated when the canvas is made. Every operation
 /// is clipped to a box the caller gives and to the canvas, so a shape that reaches past an edge
 /// is cut there and never wraps into the next row.

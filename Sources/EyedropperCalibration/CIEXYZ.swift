@@ -1,3 +1,4 @@
+import Eyedropper
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -103,9 +104,9 @@ struct Matrix3: Sendable {
     }
 }
 
-/// sRGB (IEC 61966-2-1): its primaries and D65 white, its transfer function, and the Bradford
-/// adaptation between D50 (where the profile connection space and the chart's data live) and D65.
-public enum SRGB {
+/// sRGB's primaries and D65 white, and the Bradford adaptation between D50 (where the profile
+/// connection space and the chart's data live) and D65; its transfer function is the core's.
+extension SRGB {
     /// Linear sRGB (0...1) to XYZ relative to D65 (Y = 100 for white), from the primaries
     /// R (0.64, 0.33), G (0.30, 0.60), B (0.15, 0.06) and the white.
     static let toXYZD65: Matrix3 = {
@@ -135,18 +136,6 @@ public enum SRGB {
     static let fromXYZD50 = fromXYZD65 * bradford(from: .d50, to: .d65)
     /// Linear sRGB to XYZ relative to D50.
     static let toXYZD50 = bradford(from: .d65, to: .d50) * toXYZD65
-
-    /// The sRGB encoding of a linear value in 0...1.
-    @inline(__always)
-    public static func encode(_ linear: Double) -> Double {
-        linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
-    }
-
-    /// The linear value of an sRGB-encoded value in 0...1.
-    @inline(__always)
-    public static func decode(_ encoded: Double) -> Double {
-        encoded <= 0.04045 ? encoded / 12.92 : pow((encoded + 0.055) / 1.055, 2.4)
-    }
 
     /// The XYZ (D50, white Y = 100) of an sRGB colour, e.g. a `--target '#rrggbb'`.
     public static func xyzD50(_ color: RGB8) -> CIEXYZ {

@@ -1,5 +1,6 @@
 import Eyedropper
 import Testing
+import EyedropperCalibration
 
 /// Sharma, Wu and Dalal (2005), Table 1: the 34 published pairs (L1, a1, b1, L2, a2, b2, ΔE00),
 /// chosen to exercise every branch of the formula (hue wrap-around, zero chroma, the mean-hue
