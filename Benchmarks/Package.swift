@@ -44,7 +44,7 @@ let package = Package(
             ]
         ),
         suite("Convert", ["CLibYUV"]),
-        suite("Sample"),
+        suite("Sample", [.product(name: "EyedropperCalibration", package: "Eyedropper")]),
         suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench", "CLibYUV"]),
         suite("Publish", [.product(name: "EyedropperOutputs", package: "Eyedropper"), "CMosquittoBench"]),
         suite("EndToEnd", [
