@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "EyedropperCalibration", targets: ["EyedropperCalibration"]),
         .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
         .library(name: "EyedropperJPEG", targets: ["EyedropperJPEG"]),
+        .library(name: "EyedropperPipeline", targets: ["EyedropperPipeline"]),
         .library(name: "EyedropperOutputs", targets: ["EyedropperOutputs"]),
         .library(name: "EyedropperServer", targets: ["EyedropperServer"]),
         .executable(name: "eyedropper", targets: ["EyedropperCLI"]),
@@ -58,6 +59,9 @@ let package = Package(
             name: "EyedropperJPEG",
             dependencies: ["Eyedropper", "CTurboJPEG"]
         ),
+        // What happens to each lent frame (sample, calibrate, check, stamp: a `Reading`), once for
+        // `sample`, serve's capture loop and its sample endpoint.
+        .target(name: "EyedropperPipeline", dependencies: ["Eyedropper", "EyedropperCalibration"]),
         // MQTT through libmosquitto (no Swift MQTT package resolves here), in the outputs target
         // only: conversion, capture and JPEG never link it.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -65,7 +69,7 @@ let package = Package(
         .target(
             name: "EyedropperOutputs",
             dependencies: [
-                "Eyedropper", "EyedropperCalibration", "CMosquitto",
+                "Eyedropper", "EyedropperCalibration", "EyedropperPipeline", "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -80,6 +84,7 @@ let package = Package(
                 "EyedropperCapture",
                 "EyedropperJPEG",
                 "EyedropperOutputs",
+                "EyedropperPipeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -108,6 +113,7 @@ let package = Package(
                 "EyedropperJPEG",
                 "EyedropperServer",
                 "EyedropperOutputs",
+                "EyedropperPipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -134,7 +140,11 @@ let package = Package(
                 "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer",
                 "EyedropperTestSupport",
             ]),
-        .testTarget(name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperOutputs"]),
+        .testTarget(
+            name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperOutputs", "EyedropperPipeline"]),
+        .testTarget(
+            name: "EyedropperPipelineTests",
+            dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperPipeline", "EyedropperTestSupport"]),
         // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
         .testTarget(
             name: "EyedropperServerTests",

@@ -46,7 +46,10 @@ let package = Package(
         suite("Convert", ["CLibYUV"]),
         suite("Sample", [.product(name: "EyedropperCalibration", package: "Eyedropper")]),
         suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench", "CLibYUV"]),
-        suite("Publish", [.product(name: "EyedropperOutputs", package: "Eyedropper"), "CMosquittoBench"]),
+        suite("Publish", [
+            .product(name: "EyedropperOutputs", package: "Eyedropper"),
+            .product(name: "EyedropperPipeline", package: "Eyedropper"), "CMosquittoBench",
+        ]),
         suite("EndToEnd", [
             .product(name: "EyedropperJPEG", package: "Eyedropper"),
             .product(name: "EyedropperCapture", package: "Eyedropper"),

@@ -16,12 +16,12 @@ let package = Package(
         .target(name: "CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"]),
         fuzzer("FuzzY4M"),
-        // The query parser lives with the server; the sample line with the outputs.
+        // The query parser lives with the server; the sample line with the pipeline.
         fuzzer("FuzzQuery", [
-            .product(name: "EyedropperServer", package: "Eyedropper"), .product(name: "EyedropperOutputs", package: "Eyedropper"),
+            .product(name: "EyedropperServer", package: "Eyedropper"), .product(name: "EyedropperPipeline", package: "Eyedropper"),
         ]),
         fuzzer("FuzzProfile", [
-            .product(name: "EyedropperCalibration", package: "Eyedropper"), .product(name: "EyedropperOutputs", package: "Eyedropper"),
+            .product(name: "EyedropperCalibration", package: "Eyedropper"), .product(name: "EyedropperPipeline", package: "Eyedropper"),
         ]),
         fuzzer("FuzzReference", [.product(name: "EyedropperCalibration", package: "Eyedropper")]),
         // The only one that links the capture library, for `ControlSetting.settings(json:)`.

@@ -79,7 +79,7 @@ struct OutputOptions: ParsableArguments {
         if let mqtt {
             var settings = MQTTSettings(
                 broker: try MQTTBroker(url: mqtt),
-                topic: mqttTopic ?? MQTTSettings.defaultTopic(camera: source.source.cameraName))
+                topic: mqttTopic ?? MQTTSettings.defaultTopic(source: source.source.description))
             settings.certificateAuthorities = mqttCA
             settings.qos = mqttQoS
             settings.every = mqttEvery
@@ -88,19 +88,5 @@ struct OutputOptions: ParsableArguments {
             publisher = try MQTTPublisher(settings, logger: logger)
         }
         return SampleOutputs(mqtt: publisher, osc: sender)
-    }
-}
-
-extension SourceName {
-    /// The last part of the default MQTT topic: `video0`, `testpattern`, a file's name without
-    /// its extension.
-    var cameraName: String {
-        switch self {
-        case .testPattern: return "testpattern"
-        case let .camera(path), let .file(path):
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            if case .file = self, let dot = name.lastIndex(of: "."), dot != name.startIndex { return String(name[..<dot]) }
-            return name
-        }
     }
 }

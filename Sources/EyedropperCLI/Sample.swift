@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperOutputs
+import EyedropperPipeline
 #if canImport(Glibc)
 import Glibc
 import EyedropperCalibration
@@ -89,26 +90,38 @@ struct Sample: ParsableCommand {
             logger: input.diagnostics.logger)
         // Whatever ends the stream, what is queued for the broker is sent before the exit.
         defer { sinks?.close() }
-        var output = SampleOutput(
-            points: points, radius: sampling.radius, average: average, format: format,
-            swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated?.profile, target: calibrated?.target)
-        if let sinks { output.outputs = (sinks, configuration.source.isCamera) }
+        var pipeline = FramePipeline(
+            points: points, radius: sampling.radius, profile: calibrated?.profile, target: calibrated?.target,
+            average: average, driverClock: configuration.source.isCamera)
+        var lines = SampleLines(
+            format: format, block: average != nil, swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated != nil,
+            target: calibrated?.target != nil)
+        /// Each reading goes to stdout and to the outputs; with a target, the last says the exit status.
+        var lastLinePassed: Bool?
+        func write(_ reading: Reading?) {
+            guard let reading else { return }
+            sinks?.send(reading)
+            lines.print(reading)
+            if calibrated?.target != nil { lastLinePassed = reading.calibrated.allSatisfy { $0.pass == true } }
+        }
         let every = every ?? 1
         var frameIndex = 0
         do {
             try input.forEachFrame(configuration, limit: limit, done: "read") { frame, timestamp in
                 defer { frameIndex += 1 }
                 guard frameIndex % every == 0 else { return }
-                try output.print(frame, index: frameIndex, timestamp: timestamp)
+                // Said even when sampling the frame fails.
+                defer { for warning in pipeline.warnings ?? [] { StandardError.writeLine("eyedropper: warning: \(warning)") } }
+                write(try pipeline.read(frame, number: frameIndex, timestamp: timestamp))
             }
         } catch {
             // A block cut short by an error is printed too.
-            output.finish()
+            write(pipeline.finish())
             throw error
         }
         // And one cut short by the end of the source, --frames or Ctrl-C.
-        output.finish()
-        if output.lastLinePassed == false { throw ExitCode(1) }
+        write(pipeline.finish())
+        if lastLinePassed == false { throw ExitCode(1) }
     }
 }
 
@@ -116,110 +129,41 @@ enum SampleFormat: String, ExpressibleByArgument, CaseIterable {
     case json, csv, text
 }
 
-/// Samples frames with one reused sampler and prints the colours in the chosen format, one line
-/// per frame or, with `average`, per block of that many frames.
-private struct SampleOutput {
-    let points: [SamplePoint]
-    let radius: Int
-    /// Frames per block with --average; nil: every frame on its own.
-    let blockSize: Int?
+/// Prints readings in the chosen format: a JSON line, CSV rows (after a header) or text for
+/// people, one per frame or block.
+private struct SampleLines {
     let format: SampleFormat
     /// Whether text output shows each colour as a swatch (ANSI 24-bit background colour).
     let swatches: Bool
-    /// Converts with each frame's colorimetry (the source has applied --matrix and --range).
-    private let sampler = ColorSampler()
-    private var samples: [ColorSample] = []
-    /// The block being added up (--average); its storage is made once.
-    private var block: SampleAverage
     /// The colorimetry named in the last text header: text names it again only when it changes.
     private var shownColorimetry: Colorimetry?
-    /// With --profile: the profile, the target, and the calibrated samples of the line being
-    /// written (storage reused).
-    private let profile: CameraProfile?
-    private let target: ColorTarget?
-    private var calibrated: [CalibratedSample] = []
-    /// The frames checked against the profile: warned about once per change.
-    private var frameCheck: CameraProfile.FrameCheck?
-    /// With --target: whether every sample of the last line written passed; nil before one.
-    private(set) var lastLinePassed: Bool?
-    /// With --mqtt or --osc: where each line goes too, and whether timestamps are a driver's.
-    var outputs: (sinks: SampleOutputs, driverClock: Bool)?
 
-    init(
-        points: [SamplePoint], radius: Int, average: Int?, format: SampleFormat, swatches: Bool,
-        profile: CameraProfile?, target: ColorTarget?
-    ) {
-        self.points = points
-        self.radius = radius
-        self.blockSize = average
+    /// Prints the CSV header: its columns follow `block` (--average), `profile` and `target`.
+    init(format: SampleFormat, block: Bool, swatches: Bool, profile: Bool, target: Bool) {
         self.format = format
         self.swatches = swatches
-        self.profile = profile
-        self.target = target
-        frameCheck = profile.map(CameraProfile.FrameCheck.init)
-        block = SampleAverage(points: points)
         if format == .csv {
             var columns = [
                 "frame", "timestamp", "matrix", "range", "x", "y", "r", "g", "b", "hex", "hue", "saturation", "value",
                 "lab_l", "lab_a", "lab_b", "mean_r", "mean_g", "mean_b", "sd_r", "sd_g", "sd_b", "n", "clipped",
             ]
-            if average != nil { columns.insert("frames", at: 1) }
-            if profile != nil {
+            if block { columns.insert("frames", at: 1) }
+            if profile {
                 columns += ["xyz_x", "xyz_y", "xyz_z", "cal_l", "cal_a", "cal_b", "srgb_r", "srgb_g", "srgb_b", "srgb_hex", "in_gamut"]
             }
-            if target != nil { columns += ["delta_e", "pass"] }
+            if target { columns += ["delta_e", "pass"] }
             Swift.print(columns.joined(separator: ","))
         }
     }
 
-    /// `timestamp`: seconds, from the driver for a camera, from the frame rate for a file.
-    mutating func print(_ frame: borrowing PlanarFrame, index: Int, timestamp: Double) throws {
-        let colorimetry = frame.colorimetry
-        for mismatch in frameCheck?.changed(colorimetry: colorimetry, width: frame.width, height: frame.height) ?? [] {
-            StandardError.writeLine("eyedropper: warning: \(mismatch)")
-        }
-        try sampler.sample(frame, at: points, radius: radius, into: &samples)
-        // A block holds one colorimetry: a change (a camera back with another) closes it early.
-        if block.frames > 0, block.colorimetry != colorimetry { finish() }
-        if format == .text, shownColorimetry != colorimetry {
-            Swift.print("\(frame.width)x\(frame.height), \(colorimetry.matrix.rawValue) \(colorimetry.range.rawValue) range")
-            shownColorimetry = colorimetry
-        }
-        guard let blockSize else {
-            write(samples, frame: index, frames: nil, timestamp: timestamp, colorimetry: colorimetry)
-            return
-        }
-        block.add(samples, frame: index, timestamp: timestamp, colorimetry: colorimetry)
-        if block.frames == blockSize { finish() }
-    }
-
-    /// Prints the block added up so far, if any, and starts the next.
-    mutating func finish() {
-        guard block.frames > 0, let colorimetry = block.colorimetry else { return }
-        block.samples(into: &samples)
-        write(samples, frame: block.firstFrame, frames: block.frames, timestamp: block.firstTimestamp, colorimetry: colorimetry)
-        block.reset()
-    }
-
-    /// One frame's or one block's samples; `frames` is the block's length, nil for a single frame.
-    private mutating func write(_ samples: [ColorSample], frame: Int, frames: Int?, timestamp: Double, colorimetry: Colorimetry) {
+    /// One frame's or one block's lines.
+    mutating func print(_ reading: Reading) {
+        let (frame, frames, timestamp, colorimetry) = (reading.frame, reading.frames, reading.timestamp, reading.colorimetry)
+        let (samples, calibrated) = (reading.samples, reading.calibrated)
         let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
-        if let profile {
-            profile.calibrate(samples, target: target, into: &calibrated)
-            if target != nil { lastLinePassed = calibrated.allSatisfy { $0.pass == true } }
-        }
-        // The JSON line is what MQTT publishes, whatever stdout's format; OSC does not need it.
-        let json = format == .json || outputs?.sinks.mqtt != nil
-            ? SampleJSON.object(frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples, calibrated: calibrated)
-            : ""
-        if let outputs {
-            outputs.sinks.send(SampleReading(
-                json: json, samples: samples, calibrated: calibrated,
-                time: FrameTime.wallClock(timestamp: timestamp, fromDriver: outputs.driverClock)))
-        }
         switch format {
         case .json:
-            Swift.print(json)
+            Swift.print(reading.json)
         case .csv:
             for (index, sample) in samples.enumerated() {
                 let (point, color, statistics) = (sample.point, sample.color, sample.statistics)
@@ -244,6 +188,10 @@ private struct SampleOutput {
                 Swift.print(fields.joined(separator: ","))
             }
         case .text:
+            if shownColorimetry != colorimetry {
+                Swift.print("\(reading.width)x\(reading.height), \(matrix) \(range) range")
+                shownColorimetry = colorimetry
+            }
             let frameText = frames.map { "frames \(frame)-\(frame + $0 - 1)" } ?? "frame \(frame)"
             for (index, sample) in samples.enumerated() {
                 let (point, color, statistics) = (sample.point, sample.color, sample.statistics)

@@ -1,3 +1,5 @@
+import EyedropperPipeline
+
 /// Where each line of samples goes besides stdout or HTTP: an MQTT broker (`MQTTPublisher`) and an
 /// OSC peer (`OSCSender`). `send` is called on the capture path, once per line, and never waits on
 /// the network.
@@ -11,7 +13,7 @@ public final class SampleOutputs: Sendable {
     }
 
     /// Hands one line of samples to each output.
-    public func send(_ reading: SampleReading) {
+    public func send(_ reading: Reading) {
         mqtt?.publish(reading)
         osc?.send(reading)
     }

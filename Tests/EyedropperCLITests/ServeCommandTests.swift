@@ -11,8 +11,9 @@ import EyedropperCalibration
 /// reading or leave early, the warning on stderr, usage errors. Every endpoint's answers are
 /// tested in process by EyedropperServerTests.
 @Suite(.timeLimit(.minutes(1))) struct ServeCommandTests {
-    /// The sample endpoint gives what `eyedropper sample` prints for the same points: the service
-    /// and the command share one sampler and one JSON writer. Catches the two drifting apart.
+    /// The sample endpoint gives what `eyedropper sample` prints for the same points: both read
+    /// frames through one `FramePipeline` (the service from its converted RGB, the command from the
+    /// planes) and print its reading's JSON line. Catches the two sources drifting apart.
     @Test func sampleAnswersLikeTheSampleCommand() throws {
         let server = try ServerProcess(["--source", "testpattern"])
         let points = (0..<8).map { "\((Double($0) + 0.5) / 8),0.25" }

@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperOutputs
+import EyedropperPipeline
 import Testing
 import EyedropperCalibration
 
@@ -30,10 +31,12 @@ private let halfSample = sample([RGB8(r: 255, g: 0, b: 127), RGB8(r: 255, g: 0, 
 private let quarterSample = sample([RGB8(r: 191, g: 64, b: 0), RGB8(r: 191, g: 64, b: 0), RGB8(r: 191, g: 63, b: 0), RGB8(r: 192, g: 64, b: 0)])
 
 /// `count` points, all `halfSample` but the last, which is `quarterSample`.
-private func reading(points count: Int, lab: CIELab? = nil, time: Double = 0.5) -> SampleReading {
+private func reading(points count: Int, lab: CIELab? = nil, time: Double = 0.5) -> Reading {
     let samples = Array(repeating: halfSample, count: count - 1) + [quarterSample]
     let calibrated = lab.map { Array(repeating: CalibratedSample(color: CalibratedColor(xyz: CIEXYZ($0))), count: count) } ?? []
-    return SampleReading(json: "", samples: samples, calibrated: calibrated, time: time)
+    return Reading(
+        frame: 0, timestamp: 0, time: time, colorimetry: .bt709Limited, width: 1, height: 1, samples: samples,
+        calibrated: calibrated)
 }
 
 /// The elements of a bundle: each one's bytes after its int32 size.

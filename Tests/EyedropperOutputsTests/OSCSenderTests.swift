@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperOutputs
+import EyedropperPipeline
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -41,11 +42,12 @@ private final class Receiver {
 }
 
 /// One point, mean (255, 0, 127.5).
-private func reading(points: Int = 1) -> SampleReading {
+private func reading(points: Int = 1) -> Reading {
     var statistics = PatchStatistics(RGB8(r: 255, g: 0, b: 127))
     statistics.merge(PatchStatistics(RGB8(r: 255, g: 0, b: 128)))
     let samples = Array(repeating: ColorSample(point: .center, statistics: statistics), count: points)
-    return SampleReading(json: "", samples: samples, calibrated: [], time: 1_795_495_470.5)
+    return Reading(
+        frame: 0, timestamp: 0, time: 1_795_495_470.5, colorimetry: .bt709Limited, width: 1, height: 1, samples: samples)
 }
 
 /// This thread's malloc, calloc, realloc and aligned allocations so far, when the test runs

@@ -19,6 +19,7 @@ import BenchmarkSupport
 import CMosquittoBench
 import Eyedropper
 import EyedropperOutputs
+import EyedropperPipeline
 import Foundation
 import Logging
 import Synchronization
@@ -98,7 +99,7 @@ enum LocalBroker {
 
 /// The line `sample --format json` prints for a test-pattern frame sampled at `points` random
 /// points with radius 2.
-func sampleLine(points count: Int) -> SampleReading {
+func sampleLine(points count: Int) -> Reading {
     let frame = FrameContent.noisyPattern.makeFrame(width: 1920, height: 1080)
     var samples: [ColorSample] = []
     do {
@@ -108,15 +109,16 @@ func sampleLine(points count: Int) -> SampleReading {
     } catch {
         fatalError("cannot sample the frame: \(error)")
     }
-    let json = SampleJSON.object(frame: 123_456, timestamp: 4115.2, colorimetry: frame.colorimetry, samples: samples)
-    return SampleReading(json: json, samples: samples, calibrated: [], time: 0)
+    return Reading(
+        frame: 123_456, timestamp: 4115.2, time: 0, colorimetry: frame.colorimetry, width: 1920, height: 1080,
+        samples: samples)
 }
 
 /// An `MQTTPublisher` as `--mqtt` makes it (QoS 0, a queue of 1000), warmed: every slot of its
 /// queue has held a line.
 final class EyedropperFixture {
     let publisher: MQTTPublisher
-    let reading: SampleReading
+    let reading: Reading
 
     init(points: Int) {
         reading = sampleLine(points: points)

@@ -1,7 +1,7 @@
 import Eyedropper
 import FuzzSupport
 import EyedropperCalibration
-import EyedropperOutputs
+import EyedropperPipeline
 
 /// Patch means a camera gives: black, white, grey, each primary and a skin tone.
 let means: [RGB8] = [

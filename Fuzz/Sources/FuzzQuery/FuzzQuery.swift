@@ -1,6 +1,6 @@
 import Eyedropper
 import FuzzSupport
-import EyedropperOutputs
+import EyedropperPipeline
 import EyedropperServer
 
 /// Two frames the parsed points are sampled on: one pixel, and an odd size with distinct pixels.

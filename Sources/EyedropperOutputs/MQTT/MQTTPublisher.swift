@@ -1,10 +1,12 @@
 import CMosquitto
 import Eyedropper
+import EyedropperPipeline
 import Logging
 import Synchronization
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
+import EyedropperPipeline
 #endif
 
 /// Publishes each line of samples to `PREFIX/samples` on an MQTT broker, through libmosquitto,
@@ -107,8 +109,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         mosquitto_publish_callback_set(client) { _, context, message in State.from(context).sent(message: message) }
     }
 
-    /// Queues `reading`'s line (every `settings.every`th); never waits.
-    public func publish(_ reading: SampleReading) {
+    /// Queues `reading`'s JSON line (every `settings.every`th); never waits.
+    public func publish(_ reading: Reading) {
         let index = counted.add(1, ordering: .relaxed).oldValue
         guard index % settings.every == 0 else { return }
         state.queue.push(reading.json)

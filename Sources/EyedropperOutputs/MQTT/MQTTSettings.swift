@@ -38,6 +38,16 @@ public struct MQTTSettings: Hashable, Sendable {
         "eyedropper/\(topicLevel(hostName()))/\(topicLevel(camera))"
     }
 
+    /// `defaultTopic` for the source named `source` (as `--source` gives it): its camera part is
+    /// `video0` for `/dev/video0`, `testpattern`, a file's name without its extension.
+    public static func defaultTopic(source: String) -> String {
+        let name = source.split(separator: "/").last.map(String.init) ?? source
+        guard !source.hasPrefix("/dev/"), let dot = name.lastIndex(of: "."), dot != name.startIndex else {
+            return defaultTopic(camera: name)
+        }
+        return defaultTopic(camera: String(name[..<dot]))
+    }
+
     /// Why `topic` cannot be a prefix, or nil when it can: MQTT's wildcards `+` and `#` and NUL
     /// are not allowed in a topic published to, nor an empty level at either end.
     public static func problem(withTopic topic: String) -> String? {

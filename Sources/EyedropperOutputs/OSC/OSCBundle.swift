@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperPipeline
 
 /// The OSC 1.0 bundles of one reading, written into one buffer that is kept from frame to frame:
 /// once it exists, encoding a frame allocates nothing.
@@ -40,7 +41,7 @@ package struct OSCBundle {
     /// Writes the bundle of points `first`... of `reading`, as many whole points as fit in
     /// `limit`, time-tagged `OSCTimeTag(reading.time)`. Returns the first point left out:
     /// `reading.samples.count` when the rest all fit. With no points, writes an empty bundle.
-    package mutating func write(_ reading: SampleReading, from first: Int) -> Int {
+    package mutating func write(_ reading: Reading, from first: Int) -> Int {
         let samples = reading.samples, calibrated = reading.calibrated
         let tag = OSCTimeTag(seconds: reading.time).bits
         let limit = self.limit

@@ -1,8 +1,10 @@
 import Eyedropper
+import EyedropperPipeline
 import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import EyedropperPipeline
 #endif
 
 /// OSC 1.0 over UDP: per line of samples, one bundle time-tagged with the frame's time, holding
@@ -59,7 +61,7 @@ public final class OSCSender: Sendable {
 
     /// Sends the bundle (or bundles) of `reading`; never blocks. Allocates nothing once the
     /// first frame has been sent, except to say a failure.
-    public func send(_ reading: SampleReading) {
+    public func send(_ reading: Reading) {
         state.withLock { state in
             guard let socket = state.socket else { return }
             var next = 0

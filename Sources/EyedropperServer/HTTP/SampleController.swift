@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperPipeline
 import Hummingbird
 import EyedropperCalibration
 import EyedropperOutputs
@@ -22,18 +23,16 @@ struct SampleController: Sendable {
         let points = try query.points()
         let radius = try query.integer("radius", in: 0...SamplingError.maximumRadius) ?? configuration.radius
         try frames.requireSource()
-        var samples: [ColorSample] = []
-        var calibrated: [CalibratedSample] = []
-        let body = frames.withNewest { info, rgb in
+        let body = try frames.withNewest { info, rgb in
             // The configured points at the configured radius: the line the capture made already.
             if points.isEmpty, radius == configuration.radius { return info.samplesJSON }
-            RGBFrame(bytes: rgb, width: info.width, height: info.height)
-                .sample(at: points.isEmpty ? configuration.points : points, radius: radius, into: &samples)
-            if let calibration = configuration.calibration {
-                calibration.profile.calibrate(samples, target: calibration.target, into: &calibrated)
-            }
-            return SampleJSON.object(
-                frame: info.number, timestamp: info.timestamp, colorimetry: info.colorimetry, samples: samples, calibrated: calibrated)
+            // Else the request's, read from the newest frame's RGB as the capture reads every frame
+            // (the clock does not matter: the JSON line carries no wall-clock time).
+            var pipeline = FramePipeline(
+                configuration, points: points.isEmpty ? nil : points, radius: radius, driverClock: false)
+            let frame = ConvertedFrame(
+                rgb: RGBFrame(bytes: rgb, width: info.width, height: info.height), colorimetry: info.colorimetry)
+            return try pipeline.read(frame, number: info.number, timestamp: info.timestamp)?.json ?? ""
         }
         guard let body else { throw FrameUnavailable.noFrameYet }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
