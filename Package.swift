@@ -141,7 +141,8 @@ let package = Package(
                 "EyedropperTestSupport",
             ]),
         .testTarget(
-            name: "EyedropperOutputsTests", dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperOutputs", "EyedropperPipeline"]),
+            name: "EyedropperOutputsTests",
+            dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperOutputs", "EyedropperPipeline"]),
         .testTarget(
             name: "EyedropperPipelineTests",
             dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperPipeline", "EyedropperTestSupport"]),

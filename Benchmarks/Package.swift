@@ -46,14 +46,18 @@ let package = Package(
         suite("Convert", ["CLibYUV"]),
         suite("Sample", [.product(name: "EyedropperCalibration", package: "Eyedropper")]),
         suite("JPEG", [.product(name: "EyedropperJPEG", package: "Eyedropper"), "CTurboJPEGBench", "CLibYUV"]),
-        suite("Publish", [
-            .product(name: "EyedropperOutputs", package: "Eyedropper"),
-            .product(name: "EyedropperPipeline", package: "Eyedropper"), "CMosquittoBench",
-        ]),
-        suite("EndToEnd", [
-            .product(name: "EyedropperJPEG", package: "Eyedropper"),
-            .product(name: "EyedropperCapture", package: "Eyedropper"),
-        ]),
+        suite(
+            "Publish",
+            [
+                .product(name: "EyedropperOutputs", package: "Eyedropper"),
+                .product(name: "EyedropperPipeline", package: "Eyedropper"), "CMosquittoBench",
+            ]),
+        suite(
+            "EndToEnd",
+            [
+                .product(name: "EyedropperJPEG", package: "Eyedropper"),
+                .product(name: "EyedropperCapture", package: "Eyedropper"),
+            ]),
     ]
 )
 
@@ -69,7 +73,7 @@ func suite(_ name: String, _ peers: [Target.Dependency] = []) -> Target {
         ] + peers,
         path: "Benchmarks/\(name)",
         plugins: [
-            .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            .plugin(name: "BenchmarkPlugin", package: "benchmark")
         ]
     )
 }

@@ -9,7 +9,7 @@ import PackageDescription
 let package = Package(
     name: "EyedropperFuzz",
     dependencies: [
-        .package(name: "Eyedropper", path: ".."),
+        .package(name: "Eyedropper", path: "..")
     ],
     targets: [
         // What every fuzzer shares: the invariant check that makes libFuzzer keep the input.
@@ -17,12 +17,16 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"]),
         fuzzer("FuzzY4M"),
         // The query parser lives with the server; the sample line with the pipeline.
-        fuzzer("FuzzQuery", [
-            .product(name: "EyedropperServer", package: "Eyedropper"), .product(name: "EyedropperPipeline", package: "Eyedropper"),
-        ]),
-        fuzzer("FuzzProfile", [
-            .product(name: "EyedropperCalibration", package: "Eyedropper"), .product(name: "EyedropperPipeline", package: "Eyedropper"),
-        ]),
+        fuzzer(
+            "FuzzQuery",
+            [
+                .product(name: "EyedropperServer", package: "Eyedropper"), .product(name: "EyedropperPipeline", package: "Eyedropper"),
+            ]),
+        fuzzer(
+            "FuzzProfile",
+            [
+                .product(name: "EyedropperCalibration", package: "Eyedropper"), .product(name: "EyedropperPipeline", package: "Eyedropper"),
+            ]),
         fuzzer("FuzzReference", [.product(name: "EyedropperCalibration", package: "Eyedropper")]),
         // The only one that links the capture library, for `ControlSetting.settings(json:)`.
         fuzzer("FuzzControls", [.product(name: "EyedropperCapture", package: "Eyedropper")]),

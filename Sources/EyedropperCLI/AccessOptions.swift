@@ -1,20 +1,26 @@
 import ArgumentParser
 import EyedropperServer
 import Logging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who may use `serve`: a bearer token from `--token-file` or `EYEDROPPER_TOKEN`, or `--no-auth`.
 /// Loopback needs neither; any other address needs one of them.
 struct AccessOptions: ParsableArguments {
-    @Option(name: .customLong("token-file"), help: ArgumentHelp(
-        "A file holding the bearer token (visible ASCII; surrounding whitespace trimmed): every endpoint but GET / and /healthz then answers 401 without Authorization: Bearer TOKEN, on loopback too. Wins over EYEDROPPER_TOKEN.",
-        valueName: "FILE"))
+    @Option(
+        name: .customLong("token-file"),
+        help: ArgumentHelp(
+            "A file holding the bearer token (visible ASCII; surrounding whitespace trimmed): every endpoint but GET / and /healthz then answers 401 without Authorization: Bearer TOKEN, on loopback too. Wins over EYEDROPPER_TOKEN.",
+            valueName: "FILE"))
     var tokenFile: String?
 
-    @Flag(name: .customLong("no-auth"), help: ArgumentHelp(
-        "Serve a non-loopback address without a token: anyone who can reach it can watch the camera and set its controls (said on stderr at the start)."))
+    @Flag(
+        name: .customLong("no-auth"),
+        help: ArgumentHelp(
+            "Serve a non-loopback address without a token: anyone who can reach it can watch the camera and set its controls (said on stderr at the start)."
+        ))
     var noAuth = false
 
     /// The environment variable that gives the token when `--token-file` does not.
@@ -31,7 +37,9 @@ struct AccessOptions: ParsableArguments {
                 let given = tokenFile != nil ? "--token-file" : Self.environmentVariable
                 throw CommandFailure("--no-auth and \(given) contradict each other: give a token or --no-auth, not both", status: 64)
             }
-            logger.warning("warning: --no-auth: listening on \(configuration.host) with no token: anyone who can reach it can watch the camera and set its controls")
+            logger.warning(
+                "warning: --no-auth: listening on \(configuration.host) with no token: anyone who can reach it can watch the camera and set its controls"
+            )
             return nil
         }
         if let tokenFile {
@@ -42,8 +50,13 @@ struct AccessOptions: ParsableArguments {
         }
         if let environment {
             guard let token = BearerToken(environment) else {
-                let problem = environment.allSatisfy(\.isWhitespace) ? "is empty" : "holds whitespace, a control or a non-ASCII character inside the token, which an Authorization header cannot carry"
-                throw CommandFailure("\(Self.environmentVariable) \(problem): set it to the token (visible ASCII, e.g. `openssl rand -hex 32`), or unset it", status: 64)
+                let problem =
+                    environment.allSatisfy(\.isWhitespace)
+                    ? "is empty"
+                    : "holds whitespace, a control or a non-ASCII character inside the token, which an Authorization header cannot carry"
+                throw CommandFailure(
+                    "\(Self.environmentVariable) \(problem): set it to the token (visible ASCII, e.g. `openssl rand -hex 32`), or unset it",
+                    status: 64)
             }
             logger.info("every endpoint but / and /healthz needs Authorization: Bearer with the token of \(Self.environmentVariable)")
             return token

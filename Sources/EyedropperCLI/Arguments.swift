@@ -1,7 +1,7 @@
 import ArgumentParser
 import Eyedropper
-import EyedropperJPEG
 import EyedropperCalibration
+import EyedropperJPEG
 
 /// `WxH`, both at least 1.
 struct FrameSize: ExpressibleByArgument, Hashable {
@@ -50,9 +50,11 @@ extension SamplePoint: ExpressibleByArgument {
 
 /// The points to sample and the patch around each: shared by `sample` and `serve`.
 struct PointOptions: ParsableArguments {
-    @Option(name: .customLong("at"), help: ArgumentHelp(
-        "A point to sample, X,Y in 0...1 from the top-left corner (repeatable; default: the centre).",
-        valueName: "X,Y"), transform: SamplePoint.parse)
+    @Option(
+        name: .customLong("at"),
+        help: ArgumentHelp(
+            "A point to sample, X,Y in 0...1 from the top-left corner (repeatable; default: the centre).",
+            valueName: "X,Y"), transform: SamplePoint.parse)
     var points: [SamplePoint] = []
 
     @Option(help: "Average the (2R+1)x(2R+1) pixels around each point (0: the single pixel).")
@@ -87,24 +89,30 @@ extension ChromaSubsampling: ExpressibleByArgument {}
 
 /// A camera profile and a target colour: shared by `sample` and `serve`.
 struct CalibrationOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "A camera profile from eyedropper calibrate: each sample gains its calibrated colour (XYZ and L*a*b* D50, sRGB).",
-        valueName: "PROFILE.json"))
+    @Option(
+        help: ArgumentHelp(
+            "A camera profile from eyedropper calibrate: each sample gains its calibrated colour (XYZ and L*a*b* D50, sRGB).",
+            valueName: "PROFILE.json"))
     var profile: String?
 
-    @Option(help: ArgumentHelp(
-        "A colour to compare with: L,a,b (D50) or '#rrggbb' (sRGB); each sample gains its CIEDE2000 to it and pass (needs --profile).",
-        valueName: "L,a,b|#rrggbb"))
+    @Option(
+        help: ArgumentHelp(
+            "A colour to compare with: L,a,b (D50) or '#rrggbb' (sRGB); each sample gains its CIEDE2000 to it and pass (needs --profile).",
+            valueName: "L,a,b|#rrggbb"))
     var target: String?
 
     @Option(help: ArgumentHelp("The largest CIEDE2000 from --target that passes.", valueName: "DE"))
     var tolerance: Double = 2.0
 
     func validate() throws {
-        guard tolerance.isFinite, tolerance >= 0 else { throw ValidationError("--tolerance must be a CIEDE2000 of 0 or more, got \(tolerance)") }
+        guard tolerance.isFinite, tolerance >= 0 else {
+            throw ValidationError("--tolerance must be a CIEDE2000 of 0 or more, got \(tolerance)")
+        }
         if let target {
             guard profile != nil else {
-                throw ValidationError("--target needs --profile: what is compared with the target is the calibrated colour (make a profile with eyedropper calibrate)")
+                throw ValidationError(
+                    "--target needs --profile: what is compared with the target is the calibrated colour (make a profile with eyedropper calibrate)"
+                )
             }
             do {
                 _ = try ColorTarget(parsing: target)

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Eyedropper
 import EyedropperCapture
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `eyedropper bench`: how long converting one frame takes, here, on this CPU.
@@ -56,7 +57,8 @@ struct Bench: ParsableCommand {
             throw ValidationError("--kernel \(kernel.rawValue): this CPU cannot run it; it runs \(supported)")
         }
         if layout != nil, let source = input.sourceName, source != .testPattern {
-            throw ValidationError("--layout sets the test pattern's layout; \(source) delivers its own (for a camera, ask with --pixel-format)")
+            throw ValidationError(
+                "--layout sets the test pattern's layout; \(source) delivers its own (for a camera, ask with --pixel-format)")
         }
     }
 
@@ -111,12 +113,16 @@ struct Bench: ParsableCommand {
             if let interval { fields += [("interval_median_ms", milliseconds(interval)), ("fps", DecimalText.fixed(1 / interval, 2))] }
             print(JSONText.object(fields))
         case .text:
-            print("\(shape.width)x\(shape.height) \(shape.layout.rawValue) -> \(output.rawValue), \(shape.colorimetry), "
-                + "\(kernelName) kernel, \(threads) thread\(threads == 1 ? "" : "s"), \(timer.timed) frames timed")
-            print("per frame: min \(milliseconds(times.min)) ms, median \(milliseconds(times.median)) ms, "
-                + "p99 \(milliseconds(times.p99)) ms, max \(milliseconds(times.max)) ms")
+            print(
+                "\(shape.width)x\(shape.height) \(shape.layout.rawValue) -> \(output.rawValue), \(shape.colorimetry), "
+                    + "\(kernelName) kernel, \(threads) thread\(threads == 1 ? "" : "s"), \(timer.timed) frames timed")
+            print(
+                "per frame: min \(milliseconds(times.min)) ms, median \(milliseconds(times.median)) ms, "
+                    + "p99 \(milliseconds(times.p99)) ms, max \(milliseconds(times.max)) ms")
             print("throughput: \(DecimalText.fixed(megapixelsPerSecond, 1)) megapixels/s at the median")
-            if let interval { print("camera: a frame every \(milliseconds(interval)) ms (median), \(DecimalText.fixed(1 / interval, 2)) fps") }
+            if let interval {
+                print("camera: a frame every \(milliseconds(interval)) ms (median), \(DecimalText.fixed(1 / interval, 2)) fps")
+            }
         }
     }
 

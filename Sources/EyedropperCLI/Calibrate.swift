@@ -3,9 +3,10 @@ import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
-import EyedropperCalibration
+    import Glibc
+    import EyedropperCalibration
 #endif
 
 /// `eyedropper calibrate`: reads a ColorChecker in frames, fits a camera profile, reports how well
@@ -43,8 +44,10 @@ struct Calibrate: ParsableCommand {
 
     @OptionGroup var input: SourceOptions
 
-    @Option(name: .customLong("corner"), help: ArgumentHelp(
-        "A corner patch's centre, X,Y in 0...1; four of them: dark skin, bluish green, black, white.", valueName: "X,Y"),
+    @Option(
+        name: .customLong("corner"),
+        help: ArgumentHelp(
+            "A corner patch's centre, X,Y in 0...1; four of them: dark skin, bluish green, black, white.", valueName: "X,Y"),
         transform: SamplePoint.parse)
     var corners: [SamplePoint] = []
 
@@ -63,9 +66,10 @@ struct Calibrate: ParsableCommand {
     @Option(help: ArgumentHelp("The profile to write (JSON).", valueName: "PROFILE.json"))
     var out: String
 
-    @Option(help: ArgumentHelp(
-        "Also draw what was measured: the first frame with each patch's window outlined and numbered (red: left out), over the 24 patches, reference (left) beside corrected (right), with each ΔE.",
-        valueName: "REPORT.jpg"))
+    @Option(
+        help: ArgumentHelp(
+            "Also draw what was measured: the first frame with each patch's window outlined and numbered (red: left out), over the 24 patches, reference (left) beside corrected (right), with each ΔE.",
+            valueName: "REPORT.jpg"))
     var picture: String?
 
     @Option(help: "text (a table for people) or json (one object).")
@@ -73,7 +77,9 @@ struct Calibrate: ParsableCommand {
 
     func validate() throws {
         guard corners.count == 4 else {
-            throw ValidationError("give 4 --corner points, not \(corners.count): the centres of patches 1 (dark skin), 6 (bluish green), 24 (black) and 19 (white), in that order")
+            throw ValidationError(
+                "give 4 --corner points, not \(corners.count): the centres of patches 1 (dark skin), 6 (bluish green), 24 (black) and 19 (white), in that order"
+            )
         }
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1, got \(frames)") }
         if let picture, !picture.lowercased().hasSuffix(".jpg") && !picture.lowercased().hasSuffix(".jpeg") {
@@ -119,14 +125,19 @@ struct Calibrate: ParsableCommand {
         }
         let count = block.frames
         if progress { StandardError.write("\n") }
-        if count < frames { StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those") }
+        if count < frames {
+            StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those")
+        }
         block.samples(into: &samples)
         StandardError.writeLine(
-            model == .auto ? "fitting the models, each again without each patch (leave-one-out)..." : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
+            model == .auto
+                ? "fitting the models, each again without each patch (leave-one-out)..."
+                : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
         let calibration = try Calibration(readings: samples.map(\.statistics), reference: chartReference, model: model.model)
         for patch in calibration.patches {
             if let excluded = patch.excluded {
-                StandardError.writeLine("eyedropper: warning: patch \(patch.number) (\(ChartReference.patchNames[patch.number - 1])) left out: \(excluded)")
+                StandardError.writeLine(
+                    "eyedropper: warning: patch \(patch.number) (\(ChartReference.patchNames[patch.number - 1])) left out: \(excluded)")
             }
         }
         let report = CalibrationReport(calibration, geometry: read.geometry, radius: read.radius, frames: count, modelAsked: model != .auto)
@@ -191,22 +202,27 @@ struct Calibrate: ParsableCommand {
             pad(DecimalText.fixed(value.l, 2), 7) + pad(DecimalText.fixed(value.a, 2), 8) + pad(DecimalText.fixed(value.b, 2), 8)
         }
         var lines = [
-            "patch                 reference L*a*b* (D50)    corrected L*a*b*          ΔE00  left out",
+            "patch                 reference L*a*b* (D50)    corrected L*a*b*          ΔE00  left out"
         ]
         for patch in calibration.patches {
             let name = pad("\(pad("\(patch.number)", 2)) \(ChartReference.patchNames[patch.number - 1])", 17, right: false)
             let leftOut = patch.deltaELeaveOneOut.map { pad(DecimalText.fixed($0, 2), 10) } ?? "  not used"
-            lines.append("\(name)  \(lab(patch.reference))  \(lab(patch.corrected))  \(pad(DecimalText.fixed(patch.deltaE, 2), 6))\(leftOut)")
+            lines.append(
+                "\(name)  \(lab(patch.reference))  \(lab(patch.corrected))  \(pad(DecimalText.fixed(patch.deltaE, 2), 6))\(leftOut)")
         }
         func summary(_ s: Calibration.Summary) -> String {
             "mean \(DecimalText.fixed(s.mean, 2))  median \(DecimalText.fixed(s.median, 2))  max \(DecimalText.fixed(s.max, 2))"
         }
         let used = calibration.patches.filter { $0.excluded == nil }.count
         lines.append("")
-        lines.append("model \(calibration.model.rawValue) (\(report.chosenBy == "asked" ? "as asked" : "least leave-one-out error")), \(used) of 24 patches used")
+        lines.append(
+            "model \(calibration.model.rawValue) (\(report.chosenBy == "asked" ? "as asked" : "least leave-one-out error")), \(used) of 24 patches used"
+        )
         if calibration.candidates.count > 1 {
             for candidate in calibration.candidates {
-                lines.append("  \(pad(candidate.model.rawValue, 18, right: false)) fitted \(summary(candidate.fitted));  left out \(summary(candidate.leaveOneOut))")
+                lines.append(
+                    "  \(pad(candidate.model.rawValue, 18, right: false)) fitted \(summary(candidate.fitted));  left out \(summary(candidate.leaveOneOut))"
+                )
             }
         }
         lines.append("ΔE00 fitted:        \(summary(calibration.fitted))")

@@ -4,22 +4,30 @@ import EyedropperServer
 
 /// `serve`'s timeouts and TLS.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp(
-        "Cut off a client that has taken nothing for this long (a stream whose viewer stopped reading): its stream place is freed.",
-        valueName: "SECONDS"))
+    @Option(
+        name: .customLong("stall-timeout"),
+        help: ArgumentHelp(
+            "Cut off a client that has taken nothing for this long (a stream whose viewer stopped reading): its stream place is freed.",
+            valueName: "SECONDS"))
     var stall: Double = ClientTimeouts().stall.inSeconds
 
-    @Option(name: .customLong("header-timeout"), help: ArgumentHelp(
-        "Cut off a connection whose request line and headers are not complete this long after their first byte (and a TLS handshake that stops).",
-        valueName: "SECONDS"))
+    @Option(
+        name: .customLong("header-timeout"),
+        help: ArgumentHelp(
+            "Cut off a connection whose request line and headers are not complete this long after their first byte (and a TLS handshake that stops).",
+            valueName: "SECONDS"))
     var header: Double = ClientTimeouts().header.inSeconds
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
-        "Close a keep-alive connection that has no request for this long.", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Close a keep-alive connection that has no request for this long.", valueName: "SECONDS"))
     var idle: Double = ClientTimeouts().idle.inSeconds
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
-        "Serve HTTPS with this PEM certificate (chain: the server's first); needs --tls-key.", valueName: "FILE"))
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp(
+            "Serve HTTPS with this PEM certificate (chain: the server's first); needs --tls-key.", valueName: "FILE"))
     var certificate: String?
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "FILE"))

@@ -28,9 +28,10 @@ struct Controls: ParsableCommand {
     @Option(help: "text (like v4l2-ctl -L) or json (one array).")
     var format: ListingFormat = .text
 
-    @Option(help: ArgumentHelp(
-        "Write the values of the controls that can be set (not read-only, inactive or buttons) to FILE as JSON, for --controls FILE.",
-        valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the values of the controls that can be set (not read-only, inactive or buttons) to FILE as JSON, for --controls FILE.",
+            valueName: "FILE"))
     var save: String?
 
     func run() throws {
@@ -79,7 +80,9 @@ struct Controls: ParsableCommand {
                 case let (.bitmask, .integer(number)): line += " value=\(hex(number))"
                 case let (.menu, .integer(number)): line += " value=\(number)" + (control.menuLabel(number).map { " (\($0))" } ?? "")
                 case let (.intmenu, .integer(number)):
-                    line += " value=\(number)" + (control.menu.first { $0.index == number }?.integer.map { " (\($0) 0x\(String($0, radix: 16)))" } ?? "")
+                    line +=
+                        " value=\(number)"
+                        + (control.menu.first { $0.index == number }?.integer.map { " (\($0) 0x\(String($0, radix: 16)))" } ?? "")
                 default: line += " value=\(value)"
                 }
             }
@@ -116,9 +119,11 @@ struct Controls: ParsableCommand {
         do {
             return try ControlSetting.settings(json: data)
         } catch {
-            throw ControlError(device: nil, .file(
-                path: path, reason: "not a JSON object of control names and values, e.g. {\"brightness\": 128, \"auto_exposure\": 1}",
-                missing: false))
+            throw ControlError(
+                device: nil,
+                .file(
+                    path: path, reason: "not a JSON object of control names and values, e.g. {\"brightness\": 128, \"auto_exposure\": 1}",
+                    missing: false))
         }
     }
 }

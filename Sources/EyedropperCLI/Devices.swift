@@ -20,10 +20,14 @@ struct Devices: ParsableCommand {
         case .text:
             for device in devices { print([device.path, device.card, device.driver, device.bus].joined(separator: "\t")) }
         case .json:
-            print(JSONText.array(devices.map { device in
-                JSONText.object([("path", JSONText.string(device.path)), ("card", JSONText.string(device.card)),
-                             ("driver", JSONText.string(device.driver)), ("bus", JSONText.string(device.bus))])
-            }))
+            print(
+                JSONText.array(
+                    devices.map { device in
+                        JSONText.object([
+                            ("path", JSONText.string(device.path)), ("card", JSONText.string(device.card)),
+                            ("driver", JSONText.string(device.driver)), ("bus", JSONText.string(device.bus)),
+                        ])
+                    }))
         }
     }
 }
@@ -80,8 +84,10 @@ struct Formats: ParsableCommand {
         case let .discrete(width, height, fps):
             JSONText.object([("width", "\(width)"), ("height", "\(height)"), ("fps", JSONText.array(fps.map { "\(rate($0))" }))])
         case let .stepwise(minWidth, maxWidth, stepWidth, minHeight, maxHeight, stepHeight):
-            JSONText.object([("min_width", "\(minWidth)"), ("max_width", "\(maxWidth)"), ("step_width", "\(stepWidth)"),
-                         ("min_height", "\(minHeight)"), ("max_height", "\(maxHeight)"), ("step_height", "\(stepHeight)")])
+            JSONText.object([
+                ("min_width", "\(minWidth)"), ("max_width", "\(maxWidth)"), ("step_width", "\(stepWidth)"),
+                ("min_height", "\(minHeight)"), ("max_height", "\(maxHeight)"), ("step_height", "\(stepHeight)"),
+            ])
         }
     }
 

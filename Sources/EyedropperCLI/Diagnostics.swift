@@ -33,9 +33,11 @@ struct DiagnosticLineHandler: LogHandler {
 
 /// `--log-level`, on every command that reads frames.
 struct LogOptions: ParsableArguments {
-    @Option(name: .customLong("log-level"), help: ArgumentHelp(
-        "Least severe diagnostics printed on stderr: trace, debug, info (what was opened and agreed; the default), notice, warning, error or critical.",
-        valueName: "LEVEL"), transform: LogOptions.level)
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "Least severe diagnostics printed on stderr: trace, debug, info (what was opened and agreed; the default), notice, warning, error or critical.",
+            valueName: "LEVEL"), transform: LogOptions.level)
     var level: Logger.Level = .info
 
     /// The tool's logger at the level asked for.

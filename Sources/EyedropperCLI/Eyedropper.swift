@@ -5,8 +5,9 @@ import EyedropperJPEG
 import EyedropperOutputs
 import EyedropperServer
 import Logging
+
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 @main

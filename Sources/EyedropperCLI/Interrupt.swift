@@ -1,6 +1,7 @@
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Ctrl-C (SIGINT) and SIGTERM as a request to stop after the current frame, so a stream ends

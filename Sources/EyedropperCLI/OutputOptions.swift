@@ -7,18 +7,23 @@ import Logging
 /// Where `sample` and `serve` send each line of samples besides stdout or HTTP: an MQTT broker and
 /// an OSC peer.
 struct OutputOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Publish each line (the JSON of sample --format json) to an MQTT broker: mqtt://[user[:password]@]host[:port] (1883), or mqtts:// (TLS, 8883). A user without a password takes it from EYEDROPPER_MQTT_PASSWORD.",
-        valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            "Publish each line (the JSON of sample --format json) to an MQTT broker: mqtt://[user[:password]@]host[:port] (1883), or mqtts:// (TLS, 8883). A user without a password takes it from EYEDROPPER_MQTT_PASSWORD.",
+            valueName: "URL"))
     var mqtt: String?
 
-    @Option(name: .customLong("mqtt-ca"), help: ArgumentHelp(
-        "PEM certificate authorities to check an mqtts:// broker against (default: the system's).", valueName: "FILE"))
+    @Option(
+        name: .customLong("mqtt-ca"),
+        help: ArgumentHelp(
+            "PEM certificate authorities to check an mqtts:// broker against (default: the system's).", valueName: "FILE"))
     var mqttCA: String?
 
-    @Option(name: .customLong("mqtt-topic"), help: ArgumentHelp(
-        "Topic prefix: lines go to PREFIX/samples, a retained online/offline to PREFIX/status (default eyedropper/<hostname>/<camera>).",
-        valueName: "PREFIX"))
+    @Option(
+        name: .customLong("mqtt-topic"),
+        help: ArgumentHelp(
+            "Topic prefix: lines go to PREFIX/samples, a retained online/offline to PREFIX/status (default eyedropper/<hostname>/<camera>).",
+            valueName: "PREFIX"))
     var mqttTopic: String?
 
     @Option(name: .customLong("mqtt-qos"), help: ArgumentHelp("0 (at most once) or 1 (at least once).", valueName: "0|1"))
@@ -27,22 +32,28 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("mqtt-every"), help: ArgumentHelp("Publish every Nth line.", valueName: "N"))
     var mqttEvery = 1
 
-    @Option(name: .customLong("mqtt-queue"), help: ArgumentHelp(
-        "Lines held while the broker is slow or away; past this the oldest is dropped (and counted).", valueName: "N"))
+    @Option(
+        name: .customLong("mqtt-queue"),
+        help: ArgumentHelp(
+            "Lines held while the broker is slow or away; past this the oldest is dropped (and counted).", valueName: "N"))
     var mqttQueue = 1000
 
-    @Flag(name: .customLong("mqtt-discovery"), help: "Announce one Home Assistant sensor per point (retained, under homeassistant/sensor/).")
+    @Flag(
+        name: .customLong("mqtt-discovery"), help: "Announce one Home Assistant sensor per point (retained, under homeassistant/sensor/).")
     var mqttDiscovery = false
 
-    @Option(help: ArgumentHelp(
-        "Send each line as an OSC bundle over UDP: /eyedropper/<i>/rgb, /hex and (with --profile) /lab per point i.",
-        valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Send each line as an OSC bundle over UDP: /eyedropper/<i>/rgb, /hex and (with --profile) /lab per point i.",
+            valueName: "HOST:PORT"))
     var osc: String?
 
     func validate() throws {
         if let mqtt {
             do { _ = try MQTTBroker(url: mqtt) } catch { throw ValidationError(error.description) }
-        } else if let given = [mqttCA.map { _ in "--mqtt-ca" }, mqttTopic.map { _ in "--mqtt-topic" }, mqttDiscovery ? "--mqtt-discovery" : nil].compactMap({ $0 }).first {
+        } else if let given = [
+            mqttCA.map { _ in "--mqtt-ca" }, mqttTopic.map { _ in "--mqtt-topic" }, mqttDiscovery ? "--mqtt-discovery" : nil,
+        ].compactMap({ $0 }).first {
             throw ValidationError("\(given) needs --mqtt URL")
         }
         if let mqttTopic, let problem = MQTTSettings.problem(withTopic: mqttTopic) {

@@ -3,9 +3,10 @@ import Eyedropper
 import EyedropperCapture
 import EyedropperOutputs
 import EyedropperPipeline
+
 #if canImport(Glibc)
-import Glibc
-import EyedropperCalibration
+    import Glibc
+    import EyedropperCalibration
 #endif
 
 /// `eyedropper sample`: the colours at a few points of each frame.
@@ -64,7 +65,8 @@ struct Sample: ParsableCommand {
     @Option(help: ArgumentHelp("Print every Nth frame (frames 0, N, 2N, ...); the others are read but not sampled.", valueName: "N"))
     var every: Int?
 
-    @Option(help: ArgumentHelp("Print one line per N frames: the statistics over all their patch pixels (not with --every).", valueName: "N"))
+    @Option(
+        help: ArgumentHelp("Print one line per N frames: the statistics over all their patch pixels (not with --every).", valueName: "N"))
     var average: Int?
 
     @Option(help: "json (one object per frame), csv (a header, then a row per point) or text (for people).")
@@ -75,7 +77,9 @@ struct Sample: ParsableCommand {
         if let every, every < 1 { throw ValidationError("--every must be at least 1, got \(every)") }
         if let average, average < 1 { throw ValidationError("--average must be at least 1, got \(average)") }
         if average != nil, every != nil {
-            throw ValidationError("--average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)")
+            throw ValidationError(
+                "--average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)"
+            )
         }
     }
 
@@ -174,14 +178,17 @@ private struct SampleLines {
                     "\(color.r)", "\(color.g)", "\(color.b)", color.hex,
                     DecimalText.fixed(hsv.hue, 1), DecimalText.fixed(hsv.saturation, 4), DecimalText.fixed(hsv.value, 4),
                     DecimalText.fixed(lab.l, 2), DecimalText.fixed(lab.a, 2), DecimalText.fixed(lab.b, 2),
-                    DecimalText.fixed(mean.r, 2), DecimalText.fixed(mean.g, 2), DecimalText.fixed(mean.b, 2), DecimalText.fixed(sd.r, 2), DecimalText.fixed(sd.g, 2), DecimalText.fixed(sd.b, 2),
+                    DecimalText.fixed(mean.r, 2), DecimalText.fixed(mean.g, 2), DecimalText.fixed(mean.b, 2), DecimalText.fixed(sd.r, 2),
+                    DecimalText.fixed(sd.g, 2), DecimalText.fixed(sd.b, 2),
                     "\(statistics.count)", "\(statistics.clipped)",
                 ]
                 if let frames { fields.insert("\(frames)", at: 1) }
                 if index < calibrated.count {
                     let calibrated = calibrated[index], color = calibrated.color
                     let (xyz, lab, srgb) = (color.xyz, color.lab, color.srgb)
-                    fields += [xyz.x, xyz.y, xyz.z].map { DecimalText.fixed($0, 3) } + [lab.l, lab.a, lab.b, srgb.x, srgb.y, srgb.z].map { DecimalText.fixed($0, 2) }
+                    fields +=
+                        [xyz.x, xyz.y, xyz.z].map { DecimalText.fixed($0, 3) }
+                        + [lab.l, lab.a, lab.b, srgb.x, srgb.y, srgb.z].map { DecimalText.fixed($0, 2) }
                     fields += [color.srgb8.hex, "\(color.inGamut)"]
                     if let deltaE = calibrated.deltaE, let pass = calibrated.pass { fields += [DecimalText.fixed(deltaE, 2), "\(pass)"] }
                 }
@@ -202,7 +209,8 @@ private struct SampleLines {
                 var calibratedText = ""
                 if index < calibrated.count {
                     let calibrated = calibrated[index], color = calibrated.color
-                    calibratedText = "  calibrated \(color.srgb8.hex) L*a*b* \(DecimalText.fixed(color.lab.l, 1)) \(DecimalText.fixed(color.lab.a, 1)) \(DecimalText.fixed(color.lab.b, 1))"
+                    calibratedText =
+                        "  calibrated \(color.srgb8.hex) L*a*b* \(DecimalText.fixed(color.lab.l, 1)) \(DecimalText.fixed(color.lab.a, 1)) \(DecimalText.fixed(color.lab.b, 1))"
                         + (color.inGamut ? "" : " (outside sRGB)")
                     if let deltaE = calibrated.deltaE, let pass = calibrated.pass {
                         calibratedText += "  ΔE \(DecimalText.fixed(deltaE, 2)) \(pass ? "pass" : "FAIL")"

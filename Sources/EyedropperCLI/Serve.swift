@@ -41,9 +41,10 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var input: SourceOptions
 
-    @Option(help: ArgumentHelp(
-        "Address and port to listen on; port 0 picks a free one. Anything but loopback is reachable by others.",
-        valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Address and port to listen on; port 0 picks a free one. Anything but loopback is reachable by others.",
+            valueName: "HOST:PORT"))
     var listen = ListenAddress(host: "127.0.0.1", port: 8080)
 
     /// Who may use it: a bearer token (--token-file, EYEDROPPER_TOKEN) or --no-auth.
@@ -111,7 +112,7 @@ struct ListenAddress: Hashable {
 extension ListenAddress: ExpressibleByArgument {
     init?(argument: String) {
         guard let colon = argument.lastIndex(of: ":"), let port = Int(argument[argument.index(after: colon)...]),
-              (0...65535).contains(port)
+            (0...65535).contains(port)
         else { return nil }
         var host = String(argument[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

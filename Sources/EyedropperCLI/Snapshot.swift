@@ -24,9 +24,10 @@ struct Snapshot: ParsableCommand {
     @Option(help: "JPEG quality, 1 to 100.")
     var quality: Int = 90
 
-    @Option(help: ArgumentHelp(
-        "JPEG chroma: 444 keeps colour edges sharp (for checking colours); 420 is smaller and faster, and smears them.",
-        valueName: "444|420"))
+    @Option(
+        help: ArgumentHelp(
+            "JPEG chroma: 444 keeps colour edges sharp (for checking colours); 420 is smaller and faster, and smears them.",
+            valueName: "444|420"))
     var subsampling: ChromaSubsampling = .s444
 
     @Option(help: "How many frames to write.")

@@ -6,21 +6,26 @@ import Logging
 /// Where frames come from and how to read their colours: shared by the commands that read frames.
 /// The choices are made into a `FrameSource.Configuration`, and `FrameSource` does the rest.
 struct SourceOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "/dev/videoN, a .y4m file or 'testpattern' (default: the first camera, else the test pattern).",
-        valueName: "SRC"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "/dev/videoN, a .y4m file or 'testpattern' (default: the first camera, else the test pattern).",
+            valueName: "SRC"))
     var source: String?
 
-    @Option(help: ArgumentHelp("Frame size to ask a camera for, or of the test pattern (default 1280x720).", valueName: "WxH"),
-            transform: FrameSize.parse)
+    @Option(
+        help: ArgumentHelp("Frame size to ask a camera for, or of the test pattern (default 1280x720).", valueName: "WxH"),
+        transform: FrameSize.parse)
     var size: FrameSize?
 
     @Option(help: "Frame rate to ask a camera for.")
     var fps: Double?
 
-    @Option(name: .customLong("pixel-format"), help: ArgumentHelp(
-        "Camera pixel format (YU12, YV12, NV12, NV21 are read in place; others, e.g. YUYV or MJPG, through libv4l2).",
-        valueName: "FOURCC"))
+    @Option(
+        name: .customLong("pixel-format"),
+        help: ArgumentHelp(
+            "Camera pixel format (YU12, YV12, NV12, NV21 are read in place; others, e.g. YUYV or MJPG, through libv4l2).",
+            valueName: "FOURCC"))
     var pixelFormat: String?
 
     @Option(help: "Frames to drop first (default: 5 for a camera, settling its exposure; 0 otherwise).")
@@ -35,17 +40,24 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Code range: auto (what the source reports), full or limited.")
     var range: RangeChoice = .auto
 
-    @Option(name: .customLong("control"), help: ArgumentHelp(
-        "A camera control to set as the camera opens, NAME=VALUE (repeatable, or NAME=VALUE,NAME=VALUE); `eyedropper controls` lists them.",
-        valueName: "NAME=VALUE"))
+    @Option(
+        name: .customLong("control"),
+        help: ArgumentHelp(
+            "A camera control to set as the camera opens, NAME=VALUE (repeatable, or NAME=VALUE,NAME=VALUE); `eyedropper controls` lists them.",
+            valueName: "NAME=VALUE"))
     var controlSettings: [String] = []
 
-    @Option(name: .customLong("controls"), help: ArgumentHelp(
-        "A JSON file of camera controls to set, {\"name\": value, ...}, as `eyedropper controls --save FILE` writes it; --control wins over it.",
-        valueName: "FILE"))
+    @Option(
+        name: .customLong("controls"),
+        help: ArgumentHelp(
+            "A JSON file of camera controls to set, {\"name\": value, ...}, as `eyedropper controls --save FILE` writes it; --control wins over it.",
+            valueName: "FILE"))
     var controlsFile: String?
 
-    @Flag(help: "Let the camera's automatic exposure, white balance and gain settle during --skip, then switch them off at the values they settled on.")
+    @Flag(
+        help:
+            "Let the camera's automatic exposure, white balance and gain settle during --skip, then switch them off at the values they settled on."
+    )
     var lock = false
 
     @OptionGroup var diagnostics: LogOptions
@@ -70,11 +82,14 @@ struct SourceOptions: ParsableArguments {
         fallback: SourceName? = nil, pacing: FrameSource.Configuration.Pacing = .asRead,
         reconnectPolicy: FrameSource.Configuration.ReconnectPolicy = .afterUnplug
     ) throws -> FrameSource.Configuration {
-        var configuration = FrameSource.Configuration(source: sourceName ?? fallback ?? {
-            let chosen = SourceName.firstCameraOrTestPattern()
-            diagnostics.logger.info("no --source given: reading \(chosen == .testPattern ? "the built-in test pattern" : chosen.description)")
-            return chosen
-        }())
+        var configuration = FrameSource.Configuration(
+            source: sourceName ?? fallback
+                ?? {
+                    let chosen = SourceName.firstCameraOrTestPattern()
+                    diagnostics.logger.info(
+                        "no --source given: reading \(chosen == .testPattern ? "the built-in test pattern" : chosen.description)")
+                    return chosen
+                }())
         configuration.width = size?.width
         configuration.height = size?.height
         configuration.fps = fps
@@ -84,7 +99,8 @@ struct SourceOptions: ParsableArguments {
         configuration.matrix = matrix.matrix
         configuration.range = range.range
         configuration.pacing = pacing
-        configuration.controls = try (controlsFile.map(Controls.settings(file:)) ?? [])
+        configuration.controls =
+            try (controlsFile.map(Controls.settings(file:)) ?? [])
             + controlSettings.flatMap { try ControlSetting.parseList($0) }
         configuration.lock = lock
         return configuration
@@ -106,7 +122,9 @@ struct SourceOptions: ParsableArguments {
         var count = 0
         while count < limit, !Interrupt.requested, try source.next(body) { count += 1 }
         if case let .camera(device) = configuration.source {
-            logger.info("\(device): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)")
+            logger.info(
+                "\(device): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)"
+            )
         }
     }
 }

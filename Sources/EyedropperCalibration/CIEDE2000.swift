@@ -1,8 +1,9 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension CIELab {
@@ -40,7 +41,8 @@ extension CIELab {
             if abs(h1p - h2p) > 180 { meanH += meanH < 360 ? 360 : -360 }
             meanH /= 2
         }
-        let t = 1 - 0.17 * cos(Self.radians(meanH - 30)) + 0.24 * cos(Self.radians(2 * meanH))
+        let t =
+            1 - 0.17 * cos(Self.radians(meanH - 30)) + 0.24 * cos(Self.radians(2 * meanH))
             + 0.32 * cos(Self.radians(3 * meanH + 6)) - 0.20 * cos(Self.radians(4 * meanH - 63))
         let hueOffset = (meanH - 275) / 25
         let deltaTheta = 30 * exp(-hueOffset * hueOffset)

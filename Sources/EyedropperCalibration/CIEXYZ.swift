@@ -1,8 +1,9 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// CIE 1931 XYZ tristimulus values, scaled so that the white the colour is relative to has Y = 100.

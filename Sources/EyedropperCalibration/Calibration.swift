@@ -130,9 +130,11 @@ public struct Calibration: Sendable {
             if reading.count == 0 {
                 excluded[index] = "no pixels read"
             } else if reading.clipped * 1000 > reading.count * 3 {
-                excluded[index] = "clipped: \(reading.clipped) of its \(reading.count * 3) channel values are 0 or 255 (lower the exposure or the light)"
+                excluded[index] =
+                    "clipped: \(reading.clipped) of its \(reading.count * 3) channel values are 0 or 255 (lower the exposure or the light)"
             } else if spread(reading) > limit {
-                excluded[index] = "not uniform: sd \(DecimalText.fixed(spread(reading), 1)) levels against \(DecimalText.fixed(median, 1)) for the median patch (glare, or the window is off the patch: check the corners)"
+                excluded[index] =
+                    "not uniform: sd \(DecimalText.fixed(spread(reading), 1)) levels against \(DecimalText.fixed(median, 1)) for the median patch (glare, or the window is off the patch: check the corners)"
             }
         }
         return excluded
@@ -147,7 +149,10 @@ private struct FitProblem {
     let targetXYZ: [CIEXYZ]
 
     init(readings: [PatchStatistics], reference: ChartReference) {
-        camera = readings.map { let m = $0.mean; return SIMD3(m.r, m.g, m.b) / 255 }
+        camera = readings.map {
+            let m = $0.mean
+            return SIMD3(m.r, m.g, m.b) / 255
+        }
         targetLab = reference.lab
         targetXYZ = reference.lab.map { CIEXYZ($0, white: .d50) }
     }
@@ -185,9 +190,10 @@ private struct FitProblem {
             let linear = patches.map { curve.linear(camera[$0]) }
             var rows: [SIMD3<Double>] = []
             for channel in 0..<3 {
-                guard let row = LeastSquares.fit(
-                    rows: linear.map { [$0.x, $0.y, $0.z] }, values: patches.map { targetXYZ[$0].vector[channel] },
-                    weights: patches.map { 1 / max(targetXYZ[$0].y, 1) })
+                guard
+                    let row = LeastSquares.fit(
+                        rows: linear.map { [$0.x, $0.y, $0.z] }, values: patches.map { targetXYZ[$0].vector[channel] },
+                        weights: patches.map { 1 / max(targetXYZ[$0].y, 1) })
                 else { break }
                 rows.append(SIMD3(row[0], row[1], row[2]))
             }

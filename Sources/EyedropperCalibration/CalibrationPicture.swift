@@ -87,7 +87,8 @@ public enum CalibrationPicture {
             precondition(numbers.insert(swatch.number).inserted, "two swatches for patch \(swatch.number): each cell holds one")
             precondition(swatch.corrected != nil || swatch.deltaE == nil, "swatch \(swatch.number) has a Delta E but no corrected colour")
             if let deltaE = swatch.deltaE {
-                precondition((0...1000).contains(deltaE), "swatch \(swatch.number)'s Delta E \(deltaE) is not a CIEDE2000 between real colours")
+                precondition(
+                    (0...1000).contains(deltaE), "swatch \(swatch.number)'s Delta E \(deltaE) is not a CIEDE2000 between real colours")
             }
         }
 
@@ -106,8 +107,9 @@ public enum CalibrationPicture {
     static func drawOutline(of window: Window, on canvas: inout Canvas, _ layout: Layout) {
         let ring = layout.ringWidth
         canvas.ring(layout.outline(of: window), thickness: ring, Palette.light, clip: layout.frame)
-        canvas.ring(layout.interior(of: window).expanded(by: ring), thickness: ring,
-                    window.used ? Palette.dark : Palette.warning, clip: layout.frame)
+        canvas.ring(
+            layout.interior(of: window).expanded(by: ring), thickness: ring,
+            window.used ? Palette.dark : Palette.warning, clip: layout.frame)
     }
 
     /// The window's number, light on a dark (red when unused) box.

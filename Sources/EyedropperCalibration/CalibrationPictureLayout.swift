@@ -100,8 +100,9 @@ extension CalibrationPicture {
             if width <= frameWidth { x = min(max(x, 0), frameWidth - width) }
             let above = ring.y - height
             let y = above >= 0 ? above : ring.bottom
-            return TextLabel(text: text, box: PixelBox(x: x, y: y, width: width, height: height),
-                             textX: x + padding, textY: y + padding, scale: scale)
+            return TextLabel(
+                text: text, box: PixelBox(x: x, y: y, width: width, height: height),
+                textX: x + padding, textY: y + padding, scale: scale)
         }
 
         // MARK: The grid
@@ -110,8 +111,9 @@ extension CalibrationPicture {
         package func cell(_ number: Int) -> PixelBox {
             precondition((1...Self.columns * Self.rows).contains(number), "patch \(number) is not on a 24-patch chart (1...24)")
             let index = number - 1
-            return PixelBox(x: gridLeft + (index % Self.columns) * cellWidth, y: frameHeight + (index / Self.columns) * cellHeight,
-                            width: cellWidth, height: cellHeight)
+            return PixelBox(
+                x: gridLeft + (index % Self.columns) * cellWidth, y: frameHeight + (index / Self.columns) * cellHeight,
+                width: cellWidth, height: cellHeight)
         }
 
         /// The cell inside its border: swatches and caption.
@@ -140,8 +142,9 @@ extension CalibrationPicture {
         package func numberLabel(_ number: Int) -> TextLabel {
             let content = content(number)
             let text = String(number)
-            let box = PixelBox(x: content.x, y: content.y, width: BitmapFont.width(of: text, scale: gridTextScale) + 2 * padding,
-                               height: BitmapFont.height(scale: gridTextScale) + 2 * padding)
+            let box = PixelBox(
+                x: content.x, y: content.y, width: BitmapFont.width(of: text, scale: gridTextScale) + 2 * padding,
+                height: BitmapFont.height(scale: gridTextScale) + 2 * padding)
             return TextLabel(text: text, box: box, textX: box.x + padding, textY: box.y + padding, scale: gridTextScale)
         }
 

@@ -33,8 +33,10 @@ extension CameraProfile {
         let profile = try decodeJSON(CameraProfile.self, data, what: "profile", path: path)
         let bound = profile.xyzBound
         guard bound <= maximumXYZ else {
-            throw .malformed(what: "profile", path: path, field: nil, reason: "calibrated colours reach XYZ \(bound), beyond "
-                             + "\(Int(maximumXYZ)): its tone curve or correction holds numbers no calibration makes")
+            throw .malformed(
+                what: "profile", path: path, field: nil,
+                reason: "calibrated colours reach XYZ \(bound), beyond "
+                    + "\(Int(maximumXYZ)): its tone curve or correction holds numbers no calibration makes")
         }
         return profile
     }
@@ -68,7 +70,8 @@ extension ChartReference {
                     while !container.isAtEnd {
                         let triple = try container.decode([Double].self)
                         guard triple.count == 3 else {
-                            throw DecodingError.dataCorruptedError(in: container, debugDescription: "patch \(lab.count + 1) has \(triple.count) numbers, not L*, a*, b*")
+                            throw DecodingError.dataCorruptedError(
+                                in: container, debugDescription: "patch \(lab.count + 1) has \(triple.count) numbers, not L*, a*, b*")
                         }
                         lab.append(CIELab(l: triple[0], a: triple[1], b: triple[2]))
                     }
@@ -125,7 +128,9 @@ private func reason(_ error: any Error) -> String {
     guard let error = error as? DecodingError else { return "\(error)" }
     switch error {
     case .keyNotFound: return "missing"
-    case .typeMismatch(let type, _): return "not \(type == String.self ? "a string" : (type == [Double].self || type == [[Double]].self ? "an array of numbers" : "a \(type)"))"
+    case .typeMismatch(let type, _):
+        return
+            "not \(type == String.self ? "a string" : (type == [Double].self || type == [[Double]].self ? "an array of numbers" : "a \(type)"))"
     case .valueNotFound: return "null"
     case .dataCorrupted(let context):
         if let underlying = context.underlyingError { return "\(context.debugDescription) (\(underlying))" }

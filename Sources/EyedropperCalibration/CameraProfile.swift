@@ -1,8 +1,9 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A camera calibrated against a chart: everything `sample --profile` needs to turn a patch's
@@ -82,10 +83,14 @@ public struct CameraProfile: Hashable, Sendable, Codable {
     public func mismatches(colorimetry: Colorimetry, width: Int, height: Int) -> [String] {
         var found: [String] = []
         if colorimetry != self.colorimetry {
-            found.append("the profile was made from \(self.colorimetry) frames, these are \(colorimetry): its colours will be off (use --matrix/--range to match, or calibrate again)")
+            found.append(
+                "the profile was made from \(self.colorimetry) frames, these are \(colorimetry): its colours will be off (use --matrix/--range to match, or calibrate again)"
+            )
         }
         if width != self.width || height != self.height {
-            found.append("the profile was made at \(self.width)x\(self.height), these frames are \(width)x\(height): a camera's processing can differ by size (calibrate again at this size if colours look off)")
+            found.append(
+                "the profile was made at \(self.width)x\(self.height), these frames are \(width)x\(height): a camera's processing can differ by size (calibrate again at this size if colours look off)"
+            )
         }
         return found
     }
@@ -114,6 +119,7 @@ public struct CameraProfile: Hashable, Sendable, Codable {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }

@@ -22,8 +22,9 @@ public struct ChartGeometry: Hashable, Sendable {
         let points = corners.map { SIMD2($0.x * Double(width), $0.y * Double(height)) }
         try Self.checkConvex(points)
         let columns = Double(ChartReference.columns - 1), rows = Double(ChartReference.rows - 1)
-        guard let homography = Homography(
-            from: [SIMD2(0, 0), SIMD2(columns, 0), SIMD2(columns, rows), SIMD2(0, rows)], to: points)
+        guard
+            let homography = Homography(
+                from: [SIMD2(0, 0), SIMD2(columns, 0), SIMD2(columns, rows), SIMD2(0, rows)], to: points)
         else { throw .notConvex }
         var centers: [SamplePoint] = [], pixels: [SIMD2<Double>] = []
         for index in 0..<ChartReference.patchCount {

@@ -83,7 +83,10 @@ enum LeastSquares {
             while lambda < 1e12 {
                 var damped = normal
                 for j in 0..<n { damped[j * n + j] += lambda * max(normal[j * n + j], 1e-12) }
-                guard let step = solve(damped, gradient) else { lambda *= 10; continue }
+                guard let step = solve(damped, gradient) else {
+                    lambda *= 10
+                    continue
+                }
                 let candidate = zip(parameters, step).map { $0 + $1 }
                 residuals(candidate, &trial)
                 let trialCost = trial.reduce(0) { $0 + $1 * $1 }

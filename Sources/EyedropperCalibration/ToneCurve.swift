@@ -1,8 +1,9 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A camera's tone curve undone: camera value (0...1) to a linear value proportional to the light,
@@ -83,7 +84,8 @@ public struct ToneCurve: Hashable, Sendable, Codable {
             while t > x[i + 1] { i += 1 }
             let h = x[i + 1] - x[i], s = (t - x[i]) / h
             let s2 = s * s, s3 = s2 * s
-            let value = (2 * s3 - 3 * s2 + 1) * y[i] + (s3 - 2 * s2 + s) * h * slopes[i]
+            let value =
+                (2 * s3 - 3 * s2 + 1) * y[i] + (s3 - 2 * s2 + s) * h * slopes[i]
                 + (-2 * s3 + 3 * s2) * y[i + 1] + (s3 - s2) * h * slopes[i + 1]
             return exp(value)
         }

@@ -74,13 +74,17 @@ public enum CaptureDevices {
             var formats: [CaptureFormat] = []
             var description = v4l2_fmtdesc()
             description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            while try onDevice(device, "VIDIOC_ENUM_FMT", { () throws(Errno) in
-                try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FMT, &description)
-            }) {
-                formats.append(CaptureFormat(
-                    fourCC: fourCC(description.pixelformat), description: cString(description.description),
-                    emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
-                    sizes: try sizes(fd, device: device, pixelFormat: description.pixelformat)))
+            while try onDevice(
+                device, "VIDIOC_ENUM_FMT",
+                { () throws(Errno) in
+                    try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FMT, &description)
+                })
+            {
+                formats.append(
+                    CaptureFormat(
+                        fourCC: fourCC(description.pixelformat), description: cString(description.description),
+                        emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
+                        sizes: try sizes(fd, device: device, pixelFormat: description.pixelformat)))
                 description.index += 1
             }
             return formats
@@ -91,21 +95,26 @@ public enum CaptureDevices {
         var size = v4l2_frmsizeenum()
         size.pixel_format = pixelFormat
         var sizes: [CaptureFormat.Sizes] = []
-        while try onDevice(device, "VIDIOC_ENUM_FRAMESIZES", { () throws(Errno) in
-            try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMESIZES, &size)
-        }) {
+        while try onDevice(
+            device, "VIDIOC_ENUM_FRAMESIZES",
+            { () throws(Errno) in
+                try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMESIZES, &size)
+            })
+        {
             if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
                 let (width, height) = (size.discrete.width, size.discrete.height)
-                sizes.append(.discrete(
-                    width: Int(width), height: Int(height),
-                    fps: try rates(fd, device: device, pixelFormat: pixelFormat, width: width, height: height)))
+                sizes.append(
+                    .discrete(
+                        width: Int(width), height: Int(height),
+                        fps: try rates(fd, device: device, pixelFormat: pixelFormat, width: width, height: height)))
                 size.index += 1
             } else {
                 // Stepwise and continuous ranges come as the one and only entry.
                 let range = size.stepwise
-                sizes.append(.stepwise(
-                    minWidth: Int(range.min_width), maxWidth: Int(range.max_width), stepWidth: Int(range.step_width),
-                    minHeight: Int(range.min_height), maxHeight: Int(range.max_height), stepHeight: Int(range.step_height)))
+                sizes.append(
+                    .stepwise(
+                        minWidth: Int(range.min_width), maxWidth: Int(range.max_width), stepWidth: Int(range.step_width),
+                        minHeight: Int(range.min_height), maxHeight: Int(range.max_height), stepHeight: Int(range.step_height)))
                 break
             }
         }
@@ -124,9 +133,12 @@ public enum CaptureDevices {
         func fps(_ fraction: v4l2_fract) -> Double? {
             fraction.numerator == 0 ? nil : Double(fraction.denominator) / Double(fraction.numerator)
         }
-        while try onDevice(device, "VIDIOC_ENUM_FRAMEINTERVALS", { () throws(Errno) in
-            try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMEINTERVALS, &interval)
-        }) {
+        while try onDevice(
+            device, "VIDIOC_ENUM_FRAMEINTERVALS",
+            { () throws(Errno) in
+                try V4L2Calls.enumerate(fd, ED_VIDIOC_ENUM_FRAMEINTERVALS, &interval)
+            })
+        {
             if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
                 if let rate = fps(interval.discrete) { rates.append(rate) }
                 interval.index += 1
@@ -152,7 +164,8 @@ public enum CaptureDevices {
         var capability = v4l2_capability()
         try onDevice(device, "VIDIOC_QUERYCAP", { () throws(Errno) in try V4L2Calls.ioctl(fd, ED_VIDIOC_QUERYCAP, &capability) })
         // device_caps describes this node; capabilities the whole device (all its nodes).
-        let nodeCaps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
+        let nodeCaps =
+            capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
             ? capability.device_caps : capability.capabilities
         guard nodeCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
             throw CaptureError(device: device, kind: .notCaptureDevice)

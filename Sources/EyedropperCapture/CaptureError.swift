@@ -32,14 +32,15 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error for a failed call on `device`, with the common causes named.
     public init(device: String, _ failure: SystemCallError) {
         self.device = device
-        kind = switch failure.errno {
-        case .noSuchFileOrDirectory: .notFound
-        case .permissionDenied: .permissionDenied
-        case .resourceBusy: .busy
-        case .operationNotSupportedByDevice: .disconnected  // ENODEV
-        case .inappropriateIOCTLForDevice: .notCaptureDevice  // ENOTTY: the node takes no V4L2 ioctls
-        default: .failed(failure)
-        }
+        kind =
+            switch failure.errno {
+            case .noSuchFileOrDirectory: .notFound
+            case .permissionDenied: .permissionDenied
+            case .resourceBusy: .busy
+            case .operationNotSupportedByDevice: .disconnected  // ENODEV
+            case .inappropriateIOCTLForDevice: .notCaptureDevice  // ENOTTY: the node takes no V4L2 ioctls
+            default: .failed(failure)
+            }
         systemCall = failure
     }
 

@@ -29,7 +29,8 @@ extension CaptureSession {
         let source = (try? rawFormat(device)) ?? pix
         let sourceFourCC = CaptureDevices.fourCC(source.pixelformat)
         let driverColorimetry = DriverColorimetry(source)
-        let colorimetry = sourceFourCC == "MJPG" || sourceFourCC == "JPEG"
+        let colorimetry =
+            sourceFourCC == "MJPG" || sourceFourCC == "JPEG"
             ? DriverColorimetry.jpegDecoded : driverColorimetry.colorimetry
 
         return CaptureAgreement(
@@ -46,8 +47,10 @@ extension CaptureSession {
     public static func pixelFormat(asking asked: String?, from formats: [CaptureFormat], device: String) throws(CaptureError) -> String {
         let asked = asked?.uppercased()
         if let asked, !formats.contains(where: { $0.fourCC == asked }) {
-            throw CaptureError(device: device, kind: .noAcceptableFormat(
-                "it does not offer \(asked) (it offers \(formats.map(\.fourCC).joined(separator: ", ")))"))
+            throw CaptureError(
+                device: device,
+                kind: .noAcceptableFormat(
+                    "it does not offer \(asked) (it offers \(formats.map(\.fourCC).joined(separator: ", ")))"))
         }
         let native = formats.filter { $0.support == .native }
         let chosen = native.first { $0.fourCC == asked } ?? (asked == nil ? native.first : nil)

@@ -162,7 +162,7 @@ public final class CaptureSession {
         do {
             try V4L2Calls.ioctl(fd, ED_VIDIOC_DQBUF, &buffer)
             return buffer
-        } catch where error == .resourceTemporarilyUnavailable {  // EAGAIN
+        } catch  where error == .resourceTemporarilyUnavailable {  // EAGAIN
             return nil
         } catch {
             throw CaptureError(device: device, operation: "VIDIOC_DQBUF", error)

@@ -25,22 +25,25 @@ public struct DriverColorimetry: Hashable, Sendable, CustomStringConvertible {
     public var colorimetry: Colorimetry {
         var encoding = ycbcrEncoding
         if encoding == V4L2_YCBCR_ENC_DEFAULT.rawValue {
-            encoding = switch colorspace {
-            case V4L2_COLORSPACE_REC709.rawValue, V4L2_COLORSPACE_DCI_P3.rawValue: V4L2_YCBCR_ENC_709.rawValue
-            case V4L2_COLORSPACE_BT2020.rawValue: V4L2_YCBCR_ENC_BT2020.rawValue
-            default: V4L2_YCBCR_ENC_601.rawValue
+            encoding =
+                switch colorspace {
+                case V4L2_COLORSPACE_REC709.rawValue, V4L2_COLORSPACE_DCI_P3.rawValue: V4L2_YCBCR_ENC_709.rawValue
+                case V4L2_COLORSPACE_BT2020.rawValue: V4L2_YCBCR_ENC_BT2020.rawValue
+                default: V4L2_YCBCR_ENC_601.rawValue
+                }
+        }
+        let matrix: YCbCrMatrix =
+            switch encoding {
+            case V4L2_YCBCR_ENC_709.rawValue, V4L2_YCBCR_ENC_XV709.rawValue: .bt709
+            case V4L2_YCBCR_ENC_BT2020.rawValue, V4L2_YCBCR_ENC_BT2020_CONST_LUM.rawValue: .bt2020
+            default: .bt601  // 601, xvYCC 601, SMPTE 240M (close to 601; Eyedropper has no 240M matrix)
             }
-        }
-        let matrix: YCbCrMatrix = switch encoding {
-        case V4L2_YCBCR_ENC_709.rawValue, V4L2_YCBCR_ENC_XV709.rawValue: .bt709
-        case V4L2_YCBCR_ENC_BT2020.rawValue, V4L2_YCBCR_ENC_BT2020_CONST_LUM.rawValue: .bt2020
-        default: .bt601  // 601, xvYCC 601, SMPTE 240M (close to 601; Eyedropper has no 240M matrix)
-        }
-        let range: ColorRange = switch quantization {
-        case V4L2_QUANTIZATION_FULL_RANGE.rawValue: .full
-        case V4L2_QUANTIZATION_LIM_RANGE.rawValue: .limited
-        default: colorspace == V4L2_COLORSPACE_JPEG.rawValue ? .full : .limited
-        }
+        let range: ColorRange =
+            switch quantization {
+            case V4L2_QUANTIZATION_FULL_RANGE.rawValue: .full
+            case V4L2_QUANTIZATION_LIM_RANGE.rawValue: .limited
+            default: colorspace == V4L2_COLORSPACE_JPEG.rawValue ? .full : .limited
+            }
         return Colorimetry(matrix: matrix, range: range)
     }
 

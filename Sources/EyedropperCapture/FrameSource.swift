@@ -1,7 +1,8 @@
 import Eyedropper
 import Logging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Frames from the test pattern, a `.y4m` file or a camera, one at a time: the one way the command
@@ -208,9 +209,10 @@ public final class FrameSource {
     private func lock(_ session: CaptureSession, _ controls: CameraControls) throws {
         lockPending = false
         let locked = try controls.lock(fd: session.fd)
-        logger.info(locked.isEmpty
-            ? "\(session.device): --lock: no automatic control was on, nothing to lock"
-            : "\(session.device): locked at the values the camera settled on: \(locked.map(\.description).joined(separator: " "))")
+        logger.info(
+            locked.isEmpty
+                ? "\(session.device): --lock: no automatic control was on, nothing to lock"
+                : "\(session.device): locked at the values the camera settled on: \(locked.map(\.description).joined(separator: " "))")
     }
 
     private func startOutage(_ error: CaptureError, _ camera: CameraInput) {

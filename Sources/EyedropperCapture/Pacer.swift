@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Paces a source that has no clock of its own at `fps`, skipping (and counting) the frames it

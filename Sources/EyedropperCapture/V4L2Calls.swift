@@ -1,8 +1,9 @@
 internal import CV4L2
 import Eyedropper
 import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every direct V4L2 and libv4l2 call Eyedropper makes, each failure swift-system's `Errno`.
@@ -37,7 +38,7 @@ enum V4L2Calls {
         do {
             try ioctl(fd, request, &argument)
             return true
-        } catch where error == .invalidArgument {
+        } catch  where error == .invalidArgument {
             return false
         }
     }
@@ -85,7 +86,7 @@ enum V4L2Calls {
         var value: Int64 = 0
         do {
             _ = try SystemCalls.retryingInterrupts { ed_v4l2_query_menu(fd, id, index, &label, &value) }.get()
-        } catch where error == .invalidArgument {
+        } catch  where error == .invalidArgument {
             return nil
         }
         return (String(decoding: label.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), value)

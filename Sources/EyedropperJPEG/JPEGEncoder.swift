@@ -135,12 +135,13 @@ public enum JPEGDecoder {
         var pixels: [UInt8] = []
         let status: Int32 = jpeg.withUnsafeBufferPointer { source in
             guard tjDecompressHeader3(handle, source.baseAddress, UInt(source.count), &width, &height, &subsampling, &colorspace) == 0,
-                  width > 0, height > 0
+                width > 0, height > 0
             else { return -1 }
             pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
             return pixels.withUnsafeMutableBufferPointer { rgb in
-                tjDecompress2(handle, source.baseAddress, UInt(source.count), rgb.baseAddress, width, 0, height,
-                              Int32(TJPF_RGB.rawValue), TJFLAG_ACCURATEDCT)
+                tjDecompress2(
+                    handle, source.baseAddress, UInt(source.count), rgb.baseAddress, width, 0, height,
+                    Int32(TJPF_RGB.rawValue), TJFLAG_ACCURATEDCT)
             }
         }
         guard status == 0 else { throw JPEGError(reason: "not a JPEG libturbojpeg can read: \(String(cString: tjGetErrorStr2(handle)))") }

@@ -1,4 +1,5 @@
 import Eyedropper
+
 /// Why an output (an MQTT broker, an OSC peer) could not start: one line, with what to do, and
 /// its sysexits status. Both outputs fail only at the start; afterwards they count and say.
 public struct OutputError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -57,7 +57,8 @@ public struct FramePipeline {
         warnings = frameCheck?.changed(colorimetry: colorimetry, width: width, height: height)
         try frame.sample(at: points, radius: radius, with: sampler, into: &samples)
         guard let blockSize else {
-            return reading(samples, frame: number, frames: nil, timestamp: timestamp, colorimetry: colorimetry, width: width, height: height)
+            return reading(
+                samples, frame: number, frames: nil, timestamp: timestamp, colorimetry: colorimetry, width: width, height: height)
         }
         // A block holds one colorimetry: a change (a camera back with another) closes it early.
         var closed: Reading?

@@ -1,6 +1,7 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Frame times on the wall clock, as `Reading.time` carries them (OSC bundles' time tags).

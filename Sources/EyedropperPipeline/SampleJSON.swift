@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperCalibration
+
 /// The JSON object for one sampled frame: one line of `eyedropper sample --format json`, and the
 /// body of the server's sample endpoint and events, in the documented field order. One
 /// interpolated string rather than `JSONText`'s field list: this runs for every frame, and the
@@ -25,14 +26,16 @@ public enum SampleJSON {
                 + (index < calibrated.count ? Self.calibrated(calibrated[index]) : "") + "}"
         }
         let block = frames.map { #","frames":\#($0)"# } ?? ""
-        return #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#
+        return
+            #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#
     }
 
     /// `,"calibrated":{...}` and, with a target, `,"deltaE":D,"pass":B`.
     private static func calibrated(_ sample: CalibratedSample) -> String {
         let color = sample.color
         let (xyz, lab, srgb) = (color.xyz, color.lab, color.srgb)
-        var text = #","calibrated":{"xyz":[\#(DecimalText.fixed(xyz.x, 3)),\#(DecimalText.fixed(xyz.y, 3)),\#(DecimalText.fixed(xyz.z, 3))],"#
+        var text =
+            #","calibrated":{"xyz":[\#(DecimalText.fixed(xyz.x, 3)),\#(DecimalText.fixed(xyz.y, 3)),\#(DecimalText.fixed(xyz.z, 3))],"#
             + #""lab":[\#(DecimalText.fixed(lab.l, 2)),\#(DecimalText.fixed(lab.a, 2)),\#(DecimalText.fixed(lab.b, 2))],"#
             + #""srgb":[\#(DecimalText.fixed(srgb.x, 2)),\#(DecimalText.fixed(srgb.y, 2)),\#(DecimalText.fixed(srgb.z, 2))],"#
             + #""hex":"\#(color.srgb8.hex)","inGamut":\#(color.inGamut)}"#

@@ -1,6 +1,6 @@
 import Eyedropper
-import EyedropperCapture
 import EyedropperCalibration
+import EyedropperCapture
 
 /// Everything `eyedropper serve` was asked to do.
 public struct ServeConfiguration: Hashable, Sendable {

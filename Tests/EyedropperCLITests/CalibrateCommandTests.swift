@@ -1,9 +1,9 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperJPEG
 import EyedropperTestSupport
 import Foundation
 import Testing
-import EyedropperCalibration
 
 /// `calibrate`, then `sample --profile` and `--target`, through the built executable on chart
 /// frames of a simulated camera.
@@ -20,8 +20,11 @@ import EyedropperCalibration
     private var cornerArguments: [String] { corners.flatMap { ["--corner", "\($0.x),\($0.y)"] } }
 
     private func calibrate(_ extra: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runEyedropper(["calibrate", "--source", scratch.file("chart.y4m"), "--matrix", "bt601", "--frames", "3",
-                           "--out", scratch.file("profile.json")] + cornerArguments + extra)
+        try runEyedropper(
+            [
+                "calibrate", "--source", scratch.file("chart.y4m"), "--matrix", "bt601", "--frames", "3",
+                "--out", scratch.file("profile.json"),
+            ] + cornerArguments + extra)
     }
 
     private func json(_ text: String) throws -> [String: Any] {
@@ -45,8 +48,10 @@ import EyedropperCalibration
         // The other file: other noise. Calibrated L*a*b* of each patch against the reference.
         let points = patches.flatMap { ["--at", "\($0["x"]!),\($0["y"]!)"] }
         let sample = try runEyedropper(
-            ["sample", "--source", scratch.file("check.y4m"), "--matrix", "bt601", "--radius", "8", "--frames", "3", "--average", "3",
-             "--profile", scratch.file("profile.json")] + points)
+            [
+                "sample", "--source", scratch.file("check.y4m"), "--matrix", "bt601", "--radius", "8", "--frames", "3", "--average", "3",
+                "--profile", scratch.file("profile.json"),
+            ] + points)
         #expect(sample.status == 0, "\(sample.stderr)")
         #expect(sample.stderr.isEmpty, "no mismatch warning for the same colorimetry and size: \(sample.stderr)")
         let line = try json(sample.stdout)
@@ -76,8 +81,10 @@ import EyedropperCalibration
     @Test func aTargetGatesTheExitStatus() throws {
         #expect(try calibrate().status == 0)
         let white = corners[3]  // patch 19
-        let base = ["sample", "--source", scratch.file("check.y4m"), "--matrix", "bt601", "--radius", "8", "--frames", "1",
-                    "--profile", scratch.file("profile.json"), "--at", "\(white.x),\(white.y)"]
+        let base = [
+            "sample", "--source", scratch.file("check.y4m"), "--matrix", "bt601", "--radius", "8", "--frames", "1",
+            "--profile", scratch.file("profile.json"), "--at", "\(white.x),\(white.y)",
+        ]
         let reference = ChartReference.colorChecker2014.lab[18]
         let pass = try runEyedropper(base + ["--target", "\(reference.l),\(reference.a),\(reference.b)"])
         #expect(pass.status == 0, "\(pass.stdout) \(pass.stderr)")
@@ -169,10 +176,13 @@ import EyedropperCalibration
         #expect(patches[1]["reference"] as? [Double] == lab[1])
 
         lab[20] = [90, 0, 0]  // neutral 6.5 lighter than neutral 8
-        try ScratchDirectory.write(Array(try JSONSerialization.data(withJSONObject: ["name": "mine", "lab": lab])), to: scratch.file("bad.json"))
+        try ScratchDirectory.write(
+            Array(try JSONSerialization.data(withJSONObject: ["name": "mine", "lab": lab])), to: scratch.file("bad.json"))
         let bad = try calibrate(["--reference", scratch.file("bad.json")])
         #expect(bad.status == 65, "\(bad.stderr)")
-        #expect(bad.stderr.contains("bad.json") && bad.stderr.contains("field lab") && bad.stderr.contains("patch 21 is not darker"), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains("bad.json") && bad.stderr.contains("field lab") && bad.stderr.contains("patch 21 is not darker"),
+            "\(bad.stderr)")
     }
 
     @Test func aTargetWithoutAProfileOrThatIsNoColourIsAUsageError() throws {

@@ -17,71 +17,116 @@ import Testing
 
     static let fixed = Golden.directory + "/fixed.y4m"
 
-    static let cases: [Case] = [
-        // sample: each format, the options that shape a line, and the test pattern's default.
-        Case(name: "sample-default", arguments: ["sample"]),
-        Case(name: "sample-json-points", arguments: ["sample", "--source", "testpattern", "--at", "0.1,0.5", "--at", "0.9,0.5", "--radius", "3"]),
-        Case(name: "sample-csv", arguments: ["sample", "--source", "testpattern", "--format", "csv", "--at", "0.3,0.2", "--radius", "1"]),
-        Case(name: "sample-text", arguments: ["sample", "--source", "testpattern", "--format", "text", "--at", "0.3,0.2", "--at", "0.5,0.9"]),
-        Case(name: "sample-fixed-json", arguments: ["sample", "--source", fixed, "--at", "0.1,0.1", "--at", "0.9,0.9", "--radius", "2"]),
-        Case(name: "sample-fixed-csv", arguments: ["sample", "--source", fixed, "--format", "csv", "--at", "0.5,0.5"]),
-        Case(name: "sample-fixed-text", arguments: ["sample", "--source", fixed, "--format", "text", "--at", "0.5,0.5"]),
-        Case(name: "sample-fixed-every", arguments: ["sample", "--source", fixed, "--every", "2", "--at", "0.2,0.7"]),
-        Case(name: "sample-fixed-average", arguments: ["sample", "--source", fixed, "--average", "2", "--at", "0.2,0.7", "--radius", "1"]),
-        Case(name: "sample-fixed-average-csv", arguments: ["sample", "--source", fixed, "--average", "3", "--format", "csv", "--at", "0.2,0.7"]),
-        Case(name: "sample-fixed-overrides", arguments: ["sample", "--source", fixed, "--matrix", "bt709", "--range", "full", "--frames", "1", "--at", "0.6,0.4"]),
-        Case(name: "sample-target-pass", arguments: ["sample", "--source", "testpattern", "--at", "0.5,0.5", "--target", "#bfbf00", "--tolerance", "60", "--profile", "$PROFILE"]),
-        Case(name: "sample-target-fail", arguments: ["sample", "--source", "testpattern", "--at", "0.5,0.5", "--target", "#0000ff", "--profile", "$PROFILE"]),
-        Case(name: "sample-profile-csv", arguments: ["sample", "--source", "testpattern", "--format", "csv", "--at", "0.05,0.3", "--profile", "$PROFILE"]),
-        Case(name: "sample-profile-text", arguments: ["sample", "--source", "testpattern", "--format", "text", "--at", "0.05,0.3", "--profile", "$PROFILE", "--target", "50,0,0"]),
-        // The other jobs.
-        Case(name: "snapshot-fixed", arguments: ["snapshot", "--source", fixed, "--frames", "2", "--out", "$SCRATCH/frame-%d.jpg"]),
-        Case(name: "snapshot-ppm", arguments: ["snapshot", "--source", fixed, "--frames", "1", "--out", "$SCRATCH/frame.ppm"]),
-        Case(name: "bench-text", arguments: ["bench", "--source", "testpattern", "--size", "64x32", "--frames", "3"]),
-        Case(name: "bench-json", arguments: ["bench", "--source", "testpattern", "--size", "64x32", "--frames", "3", "--format", "json"]),
-        Case(name: "bench-short-file", arguments: ["bench", "--source", fixed, "--frames", "3"]),
-        Case(name: "calibrate-json", arguments: ["calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--format", "json", "--out", "$SCRATCH/made.json", "$CORNERS"]),
-        Case(name: "calibrate-text", arguments: ["calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--out", "$SCRATCH/made.json", "$CORNERS"]),
-        Case(name: "calibrate-no-corners", arguments: ["calibrate", "--source", fixed, "--out", "$SCRATCH/p.json"]),
-        Case(name: "devices", arguments: ["devices"]),
-        Case(name: "devices-json", arguments: ["devices", "--format", "json"]),
-        Case(name: "formats-missing", arguments: ["formats", "--device", "/dev/eyedropper-no-such-camera"]),
-        Case(name: "controls-missing", arguments: ["controls", "--device", "/dev/eyedropper-no-such-camera"]),
-        // Help, for each subcommand: what a user reads first.
-        Case(name: "help", arguments: ["--help"]),
-    ] + ["sample", "calibrate", "snapshot", "bench", "serve", "devices", "formats", "controls"].map {
-        Case(name: "help-\($0)", arguments: [$0, "--help"])
-    } + [
-        // Errors: one per kind of exit status the command line gives without a camera or network.
-        Case(name: "error-frames-zero", arguments: ["sample", "--frames", "0"]),
-        Case(name: "error-bad-point", arguments: ["sample", "--at", "1.5,0.2"]),
-        Case(name: "error-every-average", arguments: ["sample", "--every", "2", "--average", "2"]),
-        Case(name: "error-unknown-option", arguments: ["sample", "--colour", "red"]),
-        Case(name: "error-missing-file", arguments: ["sample", "--source", "/nonexistent/clip.y4m"]),
-        Case(name: "error-damaged-y4m", arguments: ["sample", "--source", "$SCRATCH/damaged.y4m"]),
-        Case(name: "error-truncated-y4m", arguments: ["sample", "--source", "$SCRATCH/truncated.y4m"]),
-        Case(name: "error-missing-profile", arguments: ["sample", "--profile", "$SCRATCH/none.json"]),
-        Case(name: "error-damaged-profile", arguments: ["sample", "--profile", "$SCRATCH/damaged-profile.json"]),
-        Case(name: "error-target-without-profile", arguments: ["sample", "--target", "#123456"]),
-        Case(name: "error-bad-target", arguments: ["sample", "--target", "#12345", "--profile", "$PROFILE"]),
-        Case(name: "error-unwritable-snapshot", arguments: ["snapshot", "--source", fixed, "--frames", "1", "--out", "/nonexistent/dir/f.jpg"]),
-        Case(name: "error-missing-device", arguments: ["sample", "--source", "/dev/eyedropper-no-such-camera"]),
-        Case(name: "error-serve-bad-listen", arguments: ["serve", "--listen", "127.0.0.1:70000"]),
-        Case(name: "error-serve-open-without-token", arguments: ["serve", "--listen", "0.0.0.0:0"]),
-        Case(name: "error-serve-missing-token-file", arguments: ["serve", "--token-file", "$SCRATCH/none.token"]),
-        Case(name: "error-serve-missing-certificate", arguments: ["serve", "--tls-cert", "$SCRATCH/none.pem", "--tls-key", "$SCRATCH/none.key"]),
-        Case(name: "error-mqtt-bad-url", arguments: ["sample", "--mqtt", "ftp://127.0.0.1"]),
-        Case(name: "error-osc-bad-peer", arguments: ["sample", "--osc", "nohost"]),
-    ]
+    static let cases: [Case] =
+        [
+            // sample: each format, the options that shape a line, and the test pattern's default.
+            Case(name: "sample-default", arguments: ["sample"]),
+            Case(
+                name: "sample-json-points",
+                arguments: ["sample", "--source", "testpattern", "--at", "0.1,0.5", "--at", "0.9,0.5", "--radius", "3"]),
+            Case(
+                name: "sample-csv", arguments: ["sample", "--source", "testpattern", "--format", "csv", "--at", "0.3,0.2", "--radius", "1"]),
+            Case(
+                name: "sample-text",
+                arguments: ["sample", "--source", "testpattern", "--format", "text", "--at", "0.3,0.2", "--at", "0.5,0.9"]),
+            Case(
+                name: "sample-fixed-json", arguments: ["sample", "--source", fixed, "--at", "0.1,0.1", "--at", "0.9,0.9", "--radius", "2"]),
+            Case(name: "sample-fixed-csv", arguments: ["sample", "--source", fixed, "--format", "csv", "--at", "0.5,0.5"]),
+            Case(name: "sample-fixed-text", arguments: ["sample", "--source", fixed, "--format", "text", "--at", "0.5,0.5"]),
+            Case(name: "sample-fixed-every", arguments: ["sample", "--source", fixed, "--every", "2", "--at", "0.2,0.7"]),
+            Case(
+                name: "sample-fixed-average",
+                arguments: ["sample", "--source", fixed, "--average", "2", "--at", "0.2,0.7", "--radius", "1"]),
+            Case(
+                name: "sample-fixed-average-csv",
+                arguments: ["sample", "--source", fixed, "--average", "3", "--format", "csv", "--at", "0.2,0.7"]),
+            Case(
+                name: "sample-fixed-overrides",
+                arguments: ["sample", "--source", fixed, "--matrix", "bt709", "--range", "full", "--frames", "1", "--at", "0.6,0.4"]),
+            Case(
+                name: "sample-target-pass",
+                arguments: [
+                    "sample", "--source", "testpattern", "--at", "0.5,0.5", "--target", "#bfbf00", "--tolerance", "60", "--profile",
+                    "$PROFILE",
+                ]),
+            Case(
+                name: "sample-target-fail",
+                arguments: ["sample", "--source", "testpattern", "--at", "0.5,0.5", "--target", "#0000ff", "--profile", "$PROFILE"]),
+            Case(
+                name: "sample-profile-csv",
+                arguments: ["sample", "--source", "testpattern", "--format", "csv", "--at", "0.05,0.3", "--profile", "$PROFILE"]),
+            Case(
+                name: "sample-profile-text",
+                arguments: [
+                    "sample", "--source", "testpattern", "--format", "text", "--at", "0.05,0.3", "--profile", "$PROFILE", "--target",
+                    "50,0,0",
+                ]),
+            // The other jobs.
+            Case(name: "snapshot-fixed", arguments: ["snapshot", "--source", fixed, "--frames", "2", "--out", "$SCRATCH/frame-%d.jpg"]),
+            Case(name: "snapshot-ppm", arguments: ["snapshot", "--source", fixed, "--frames", "1", "--out", "$SCRATCH/frame.ppm"]),
+            Case(name: "bench-text", arguments: ["bench", "--source", "testpattern", "--size", "64x32", "--frames", "3"]),
+            Case(
+                name: "bench-json", arguments: ["bench", "--source", "testpattern", "--size", "64x32", "--frames", "3", "--format", "json"]),
+            Case(name: "bench-short-file", arguments: ["bench", "--source", fixed, "--frames", "3"]),
+            Case(
+                name: "calibrate-json",
+                arguments: [
+                    "calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--format", "json", "--out",
+                    "$SCRATCH/made.json", "$CORNERS",
+                ]),
+            Case(
+                name: "calibrate-text",
+                arguments: [
+                    "calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--out", "$SCRATCH/made.json",
+                    "$CORNERS",
+                ]),
+            Case(name: "calibrate-no-corners", arguments: ["calibrate", "--source", fixed, "--out", "$SCRATCH/p.json"]),
+            Case(name: "devices", arguments: ["devices"]),
+            Case(name: "devices-json", arguments: ["devices", "--format", "json"]),
+            Case(name: "formats-missing", arguments: ["formats", "--device", "/dev/eyedropper-no-such-camera"]),
+            Case(name: "controls-missing", arguments: ["controls", "--device", "/dev/eyedropper-no-such-camera"]),
+            // Help, for each subcommand: what a user reads first.
+            Case(name: "help", arguments: ["--help"]),
+        ]
+        + ["sample", "calibrate", "snapshot", "bench", "serve", "devices", "formats", "controls"].map {
+            Case(name: "help-\($0)", arguments: [$0, "--help"])
+        } + [
+            // Errors: one per kind of exit status the command line gives without a camera or network.
+            Case(name: "error-frames-zero", arguments: ["sample", "--frames", "0"]),
+            Case(name: "error-bad-point", arguments: ["sample", "--at", "1.5,0.2"]),
+            Case(name: "error-every-average", arguments: ["sample", "--every", "2", "--average", "2"]),
+            Case(name: "error-unknown-option", arguments: ["sample", "--colour", "red"]),
+            Case(name: "error-missing-file", arguments: ["sample", "--source", "/nonexistent/clip.y4m"]),
+            Case(name: "error-damaged-y4m", arguments: ["sample", "--source", "$SCRATCH/damaged.y4m"]),
+            Case(name: "error-truncated-y4m", arguments: ["sample", "--source", "$SCRATCH/truncated.y4m"]),
+            Case(name: "error-missing-profile", arguments: ["sample", "--profile", "$SCRATCH/none.json"]),
+            Case(name: "error-damaged-profile", arguments: ["sample", "--profile", "$SCRATCH/damaged-profile.json"]),
+            Case(name: "error-target-without-profile", arguments: ["sample", "--target", "#123456"]),
+            Case(name: "error-bad-target", arguments: ["sample", "--target", "#12345", "--profile", "$PROFILE"]),
+            Case(
+                name: "error-unwritable-snapshot",
+                arguments: ["snapshot", "--source", fixed, "--frames", "1", "--out", "/nonexistent/dir/f.jpg"]),
+            Case(name: "error-missing-device", arguments: ["sample", "--source", "/dev/eyedropper-no-such-camera"]),
+            Case(name: "error-serve-bad-listen", arguments: ["serve", "--listen", "127.0.0.1:70000"]),
+            Case(name: "error-serve-open-without-token", arguments: ["serve", "--listen", "0.0.0.0:0"]),
+            Case(name: "error-serve-missing-token-file", arguments: ["serve", "--token-file", "$SCRATCH/none.token"]),
+            Case(
+                name: "error-serve-missing-certificate",
+                arguments: ["serve", "--tls-cert", "$SCRATCH/none.pem", "--tls-key", "$SCRATCH/none.key"]),
+            Case(name: "error-mqtt-bad-url", arguments: ["sample", "--mqtt", "ftp://127.0.0.1"]),
+            Case(name: "error-osc-bad-peer", arguments: ["sample", "--osc", "nohost"]),
+        ]
 
     @Test(arguments: cases) func commandKeepsItsContract(_ testCase: Case) throws {
         let scratch = try ScratchDirectory()
         let corners = try Self.prepare(scratch)
         let arguments = testCase.arguments.flatMap { argument in
-            argument == "$CORNERS" ? corners.flatMap { ["--corner", "\($0.x),\($0.y)"] } : [
-                argument.replacingOccurrences(of: "$SCRATCH", with: scratch.path)
-                    .replacingOccurrences(of: "$PROFILE", with: scratch.file("profile.json"))
-            ]
+            argument == "$CORNERS"
+                ? corners.flatMap { ["--corner", "\($0.x),\($0.y)"] }
+                : [
+                    argument.replacingOccurrences(of: "$SCRATCH", with: scratch.path)
+                        .replacingOccurrences(of: "$PROFILE", with: scratch.file("profile.json"))
+                ]
         }
         let result = try runEyedropper(arguments)
         var record = "$ eyedropper \(testCase.arguments.joined(separator: " "))\nexit: \(result.status)\n"

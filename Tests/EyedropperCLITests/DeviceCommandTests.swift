@@ -1,6 +1,6 @@
+import EyedropperTestSupport
 import Foundation
 import Testing
-import EyedropperTestSupport
 
 /// The paths that need no camera; the real device is tested against vivid (Tests/VM).
 @Suite struct DeviceCommandTests {
@@ -14,7 +14,10 @@ import EyedropperTestSupport
     @Test func aNodeThatIsNotACameraIsRefusedByName() throws {
         let result = try runEyedropper(["formats", "--device", "/dev/null"])
         #expect(result.status == 66)
-        #expect(result.stderr == "eyedropper: /dev/null: not a video capture device (an output, metadata or other node): `eyedropper devices` lists capture devices\n")
+        #expect(
+            result.stderr
+                == "eyedropper: /dev/null: not a video capture device (an output, metadata or other node): `eyedropper devices` lists capture devices\n"
+        )
     }
 
     @Test func devicesListsOnlyCaptureNodesAsJSON() throws {
@@ -28,7 +31,10 @@ import EyedropperTestSupport
             #expect(result.stdout == "[]\n")
         } else {
             let devices = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]])
-            #expect(devices.allSatisfy { Set($0.keys) == ["path", "card", "driver", "bus"] && nodes.map { "/dev/" + $0 }.contains($0["path"]!) })
+            #expect(
+                devices.allSatisfy {
+                    Set($0.keys) == ["path", "card", "driver", "bus"] && nodes.map { "/dev/" + $0 }.contains($0["path"]!)
+                })
         }
     }
 }

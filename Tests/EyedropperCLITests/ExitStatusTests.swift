@@ -1,11 +1,11 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperCapture
 import EyedropperJPEG
 import EyedropperOutputs
 import EyedropperServer
 import Foundation
 import Testing
-import EyedropperCalibration
 
 /// One way to an exit status: every error type declared in Sources either conforms to
 /// `ExitStatusError` (the command line prints its description and exits with its status) or is
@@ -37,7 +37,8 @@ import EyedropperCalibration
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
         let declaration = try NSRegularExpression(
-            pattern: #"^\s*(?:(?:public|package|internal|private|fileprivate|final)\s+)*(?:struct|enum|class)\s+(\w+)\s*:([^{]*\b(?:Error|ExitStatusError)\b[^{]*)"#,
+            pattern:
+                #"^\s*(?:(?:public|package|internal|private|fileprivate|final)\s+)*(?:struct|enum|class)\s+(\w+)\s*:([^{]*\b(?:Error|ExitStatusError)\b[^{]*)"#,
             options: .anchorsMatchLines)
         var names: [String: String] = [:]
         let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!

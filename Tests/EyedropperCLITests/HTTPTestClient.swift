@@ -1,7 +1,8 @@
 import EyedropperTestSupport
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A response read by `HTTPConnection`.
@@ -83,7 +84,10 @@ final class HTTPConnection {
     private func nextBodyBytes() throws -> [UInt8]? {
         if ended { return nil }
         if !chunked {
-            if buffer.isEmpty, try !fill() { ended = true; return nil }
+            if buffer.isEmpty, try !fill() {
+                ended = true
+                return nil
+            }
             defer { buffer.removeAll() }
             return buffer
         }
@@ -95,7 +99,10 @@ final class HTTPConnection {
             let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
             guard let size = Int(sizeText.split(separator: ";")[0], radix: 16) else { throw HTTPTestError("bad chunk size \(sizeText)") }
             buffer.removeFirst(lineEnd + 2)
-            if size == 0 { ended = true; return nil }
+            if size == 0 {
+                ended = true
+                return nil
+            }
             remainingInChunk = size + 2  // the data and its CRLF
         }
         if buffer.isEmpty, try !fill() { throw HTTPTestError("connection closed inside a chunk") }

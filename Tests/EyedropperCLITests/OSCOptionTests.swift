@@ -1,8 +1,9 @@
 import EyedropperTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--osc HOST:PORT` on the command line: what is refused before anything opens, and a peer
@@ -16,14 +17,17 @@ import Glibc
             let result = try runEyedropper([command, "--source", "testpattern", "--osc", value])
             #expect(result.status == 64, "\(command) --osc \(value): \(result.stderr)")
             #expect(result.stdout == "")
-            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("--osc \(value): give HOST:PORT"),
-                    "\(result.stderr)")
+            #expect(
+                result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("--osc \(value): give HOST:PORT"),
+                "\(result.stderr)")
         }
     }
 
     /// A host that cannot be resolved: 69 (EX_UNAVAILABLE), one line naming it, no samples.
     @Test func anUnresolvableHostIs69() throws {
-        let result = try runEyedropper(["sample", "--source", "testpattern", "--log-level", "warning", "--osc", "no-such-host.invalid:9000"])
+        let result = try runEyedropper([
+            "sample", "--source", "testpattern", "--log-level", "warning", "--osc", "no-such-host.invalid:9000",
+        ])
         #expect(result.status == 69)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("eyedropper: OSC peer no-such-host.invalid:9000 (--osc): cannot resolve no-such-host.invalid: "))

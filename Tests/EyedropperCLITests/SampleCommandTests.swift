@@ -9,11 +9,12 @@ import Testing
     @Test func sampleWithNoSourceReadsTheTestPattern() throws {
         let result = try runEyedropper(["sample", "--frames", "2"])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
-            {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
+        #expect(
+            result.stdout == """
+                {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
+                {"frame":1,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]}
 
-            """)
+                """)
         #expect(result.stderr.contains("test pattern"))
     }
 
@@ -51,8 +52,9 @@ import Testing
                 pattern.colorimetry.exactRGB(frame.sample(x: Int(x * 640), y: 120))
             }
             #expect(abs(Int(expected.r) - Int(color.r)) <= 1 && abs(Int(expected.b) - Int(color.b)) <= 1)
-            #expect(lines[0].contains(#""x":\#(x),"y":0.25,"r":\#(expected.r),"g":\#(expected.g),"b":\#(expected.b)"#),
-                    "bar \(bar): \(lines[0])")
+            #expect(
+                lines[0].contains(#""x":\#(x),"y":0.25,"r":\#(expected.r),"g":\#(expected.g),"b":\#(expected.b)"#),
+                "bar \(bar): \(lines[0])")
         }
     }
 
@@ -65,22 +67,45 @@ import Testing
         #expect(unknown.stderr.contains("--source photo.png"))
         let missing = try runEyedropper(["sample", "--source", "/nonexistent/clip.y4m"])
         #expect(missing.status == 66)
-        #expect(missing.stderr == "eyedropper: /nonexistent/clip.y4m: cannot open: the file does not exist (No such file or directory): check the path\n")
+        #expect(
+            missing.stderr
+                == "eyedropper: /nonexistent/clip.y4m: cannot open: the file does not exist (No such file or directory): check the path\n")
     }
 
     /// Usage errors are one line naming the option, the value and what is wrong: no usage text.
     @Test(arguments: [
-        (["sample", "--at", "1.5,0"], "eyedropper: The value '1.5,0' is invalid for '--at <X,Y>': point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner\n"),
-        (["sample", "--at", "nan,0.5"], "eyedropper: The value 'nan,0.5' is invalid for '--at <X,Y>': point nan,0.5 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner\n"),
-        (["sample", "--at", "0.5"], "eyedropper: The value '0.5' is invalid for '--at <X,Y>': give two numbers X,Y in 0...1, e.g. 0.5,0.5 for the centre\n"),
-        (["sample", "--size", "0x0"], "eyedropper: The value '0x0' is invalid for '--size <WxH>': give the width and height in pixels as WxH, both at least 1, e.g. 1280x720\n"),
-        (["sample", "--format", "xml"], "eyedropper: The value 'xml' is invalid for '--format <format>'. Please provide one of 'json', 'csv' or 'text'.\n"),
+        (
+            ["sample", "--at", "1.5,0"],
+            "eyedropper: The value '1.5,0' is invalid for '--at <X,Y>': point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner\n"
+        ),
+        (
+            ["sample", "--at", "nan,0.5"],
+            "eyedropper: The value 'nan,0.5' is invalid for '--at <X,Y>': point nan,0.5 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner\n"
+        ),
+        (
+            ["sample", "--at", "0.5"],
+            "eyedropper: The value '0.5' is invalid for '--at <X,Y>': give two numbers X,Y in 0...1, e.g. 0.5,0.5 for the centre\n"
+        ),
+        (
+            ["sample", "--size", "0x0"],
+            "eyedropper: The value '0x0' is invalid for '--size <WxH>': give the width and height in pixels as WxH, both at least 1, e.g. 1280x720\n"
+        ),
+        (
+            ["sample", "--format", "xml"],
+            "eyedropper: The value 'xml' is invalid for '--format <format>'. Please provide one of 'json', 'csv' or 'text'.\n"
+        ),
         (["sample", "--every", "0"], "eyedropper: --every must be at least 1, got 0\n"),
         (["sample", "--average", "0"], "eyedropper: --average must be at least 1, got 0\n"),
         (["sample", "--average=-3"], "eyedropper: --average must be at least 1, got -3\n"),
-        (["sample", "--average", "30", "--every", "2"], "eyedropper: --average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)\n"),
+        (
+            ["sample", "--average", "30", "--every", "2"],
+            "eyedropper: --average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)\n"
+        ),
         (["sample", "--radius=-1"], "eyedropper: --radius: radius -1 is out of range: give 0 (one pixel) to 512\n"),
-        (["sample", "--log-level", "loud"], "eyedropper: The value 'loud' is invalid for '--log-level <LEVEL>': give one of trace, debug, info, notice, warning, error, critical\n"),
+        (
+            ["sample", "--log-level", "loud"],
+            "eyedropper: The value 'loud' is invalid for '--log-level <LEVEL>': give one of trace, debug, info, notice, warning, error, critical\n"
+        ),
     ])
     func usageErrorsAreOneLineAndExit64(arguments: [String], message: String) throws {
         let result = try runEyedropper(arguments)
@@ -105,7 +130,8 @@ import Testing
     @Test func skipDropsAFilesFirstFramesKeepingItsClock() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.file("five.y4m")
-        try ScratchDirectory.write(y4mBytes(header: "YUV4MPEG2 W4 H2 F25:1 C420jpeg\n", frames: (0..<5).map { tinyFrame(UInt8($0) * 40) }), to: path)
+        try ScratchDirectory.write(
+            y4mBytes(header: "YUV4MPEG2 W4 H2 F25:1 C420jpeg\n", frames: (0..<5).map { tinyFrame(UInt8($0) * 40) }), to: path)
         let result = try runEyedropper(["sample", "--source", path, "--skip", "3", "--format", "csv", "--at", "0,0"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").prefix(2).joined(separator: ",") }
@@ -141,26 +167,28 @@ import Testing
             "--at", "0.0625,0.25", "--at", "0.5625,0.25", "--frames", "5", "--every", "2",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b,mean_r,mean_g,mean_b,sd_r,sd_g,sd_b,n,clipped
-            0,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
-            0,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
-            2,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
-            2,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
-            4,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
-            4,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
+        #expect(
+            result.stdout == """
+                frame,timestamp,matrix,range,x,y,r,g,b,hex,hue,saturation,value,lab_l,lab_a,lab_b,mean_r,mean_g,mean_b,sd_r,sd_g,sd_b,n,clipped
+                0,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
+                0,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
+                2,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
+                2,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
+                4,0.0,bt601,limited,0.0625,0.25,191,191,191,#bfbfbf,0.0,0.0000,0.7490,77.34,0.00,0.00,191.00,191.00,191.00,0.00,0.00,0.00,1,0
+                4,0.0,bt601,limited,0.5625,0.25,191,0,192,#bf00c0,299.7,1.0000,0.7529,45.48,79.19,-49.43,191.00,0.00,192.00,0.00,0.00,0.00,1,1
 
-            """)
+                """)
     }
 
     /// Text, for people: the colorimetry once, then a line per point; no escape codes into a pipe.
     @Test func textIsPlainWhenNotATerminal() throws {
         let result = try runEyedropper(["sample", "--source", "testpattern", "--format", "text", "--at", "0.3125,0.25"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            1280x720, bt709 limited range
-            frame 0  at 0.3125,0.25  #00bfbe  rgb 0 191 190  hsv 180° 100% 75%  lab 70.2 -39.0 -10.9  mean 0.0 191.0 190.0 ± 0.0 0.0 0.0  clipped 1
+        #expect(
+            result.stdout == """
+                1280x720, bt709 limited range
+                frame 0  at 0.3125,0.25  #00bfbe  rgb 0 191 190  hsv 180° 100% 75%  lab 70.2 -39.0 -10.9  mean 0.0 191.0 190.0 ± 0.0 0.0 0.0  clipped 1
 
-            """)
+                """)
     }
 }

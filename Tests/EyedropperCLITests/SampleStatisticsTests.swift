@@ -2,8 +2,9 @@ import Eyedropper
 import EyedropperTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A .y4m of seeded noise written for one test: pixels whose every channel value is possible,
@@ -106,7 +107,8 @@ private struct ExpectedSample {
         #expect(["r", "g", "b"].map { sample[$0] as? Int } == levels, "\(context): \(sample) vs \(levels)")
         #expect(sample["hex"] as? String == hex, "\(context): \(sample)")
         let (gotMean, gotSD) = (numbers("mean"), numbers("sd"))
-        #expect(gotMean.count == 3 && zip(gotMean, mean).allSatisfy { abs($0 - $1) <= 0.005 + 1e-9 }, "\(context): mean \(gotMean) vs \(mean)")
+        #expect(
+            gotMean.count == 3 && zip(gotMean, mean).allSatisfy { abs($0 - $1) <= 0.005 + 1e-9 }, "\(context): mean \(gotMean) vs \(mean)")
         #expect(gotSD.count == 3 && zip(gotSD, sd).allSatisfy { abs($0 - $1) <= 0.005 + 1e-9 }, "\(context): sd \(gotSD) vs \(sd)")
         #expect(sample["n"] as? Int == n, "\(context): \(sample) vs n \(n)")
         #expect(sample["clipped"] as? Int == clipped, "\(context): \(sample) vs clipped \(clipped)")
@@ -119,7 +121,9 @@ private let edgePoints: [(x: Double, y: Double)] = [
 ]
 
 /// One sample in the documented field order, mean and sd with exactly 2 decimals.
-private var sampleShape: Regex<Substring> { #/\{"x":[0-9.e-]+,"y":[0-9.e-]+,"r":\d+,"g":\d+,"b":\d+,"hex":"#[0-9a-f]{6}","mean":\[\d+\.\d\d,\d+\.\d\d,\d+\.\d\d\],"sd":\[\d+\.\d\d,\d+\.\d\d,\d+\.\d\d\],"n":\d+,"clipped":\d+\}/# }
+private var sampleShape: Regex<Substring> {
+    #/\{"x":[0-9.e-]+,"y":[0-9.e-]+,"r":\d+,"g":\d+,"b":\d+,"hex":"#[0-9a-f]{6}","mean":\[\d+\.\d\d,\d+\.\d\d,\d+\.\d\d\],"sd":\[\d+\.\d\d,\d+\.\d\d,\d+\.\d\d\],"n":\d+,"clipped":\d+\}/#
+}
 
 private func parse(_ line: Substring) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
@@ -136,7 +140,8 @@ private func parse(_ line: Substring) throws -> [String: Any] {
     @Test(arguments: [(41, 27), (640, 480)], [0, 1, 2, 7])
     func statisticsMatchAnIndependentComputation(size: (width: Int, height: Int), radius: Int) throws {
         let colorimetry: Colorimetry = size.width < 100 ? .bt601Full : .bt601Limited
-        let clip = NoisyClip(width: size.width, height: size.height, frames: 2, colorimetry: colorimetry, seed: UInt64(size.width * 10 + radius))
+        let clip = NoisyClip(
+            width: size.width, height: size.height, frames: 2, colorimetry: colorimetry, seed: UInt64(size.width * 10 + radius))
         let scratch = try ScratchDirectory()
         let path = scratch.file("noise.y4m")
         try clip.write(to: path)
@@ -211,10 +216,11 @@ private func parse(_ line: Substring) throws -> [String: Any] {
         #expect(result.status == 0, "\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = try #require(rows.first)
-        #expect(header == ["frame"] + (average == nil ? [] : ["frames"]) + [
-            "timestamp", "matrix", "range", "x", "y", "r", "g", "b", "hex", "hue", "saturation", "value", "lab_l", "lab_a", "lab_b",
-            "mean_r", "mean_g", "mean_b", "sd_r", "sd_g", "sd_b", "n", "clipped",
-        ])
+        #expect(
+            header == ["frame"] + (average == nil ? [] : ["frames"]) + [
+                "timestamp", "matrix", "range", "x", "y", "r", "g", "b", "hex", "hue", "saturation", "value", "lab_l", "lab_a", "lab_b",
+                "mean_r", "mean_g", "mean_b", "sd_r", "sd_g", "sd_b", "n", "clipped",
+            ])
         let blocks = average == nil ? [(0, 1), (1, 1), (2, 1)] : [(0, 2), (2, 1)]
         #expect(rows.count == 1 + blocks.count * edgePoints.count)
         for (index, row) in rows.dropFirst().enumerated() {
@@ -248,14 +254,15 @@ private func parse(_ line: Substring) throws -> [String: Any] {
         // White (191) alone, then 2 columns of white and 3 of yellow (191, 190, 0 in these code
         // values): green's mean 191 - 0.6 = 190.4, sd sqrt(0.4 x 0.6) x 1 = 0.5; blue's mean
         // 0.4 x 191 = 76.4, sd sqrt(0.24) x 191 = 93.6; 15 pixels a frame with blue at 0.
-        #expect(result.stdout == """
-            640x480, bt601 limited range
-            frames 0-1  at 0.0625,0.25  #bfbfbf  rgb 191 191 191  hsv 0° 0% 75%  lab 77.3 0.0 0.0  mean 191.0 191.0 191.0 ± 0.0 0.0 0.0
-            frames 0-1  at 0.125,0.25  #bfbe4c  rgb 191 190 76  hsv 59° 60% 75%  lab 75.1 -14.2 56.1  mean 191.0 190.4 76.4 ± 0.0 0.5 93.6  clipped 30
-            frames 2-2  at 0.0625,0.25  #bfbfbf  rgb 191 191 191  hsv 0° 0% 75%  lab 77.3 0.0 0.0  mean 191.0 191.0 191.0 ± 0.0 0.0 0.0
-            frames 2-2  at 0.125,0.25  #bfbe4c  rgb 191 190 76  hsv 59° 60% 75%  lab 75.1 -14.2 56.1  mean 191.0 190.4 76.4 ± 0.0 0.5 93.6  clipped 15
+        #expect(
+            result.stdout == """
+                640x480, bt601 limited range
+                frames 0-1  at 0.0625,0.25  #bfbfbf  rgb 191 191 191  hsv 0° 0% 75%  lab 77.3 0.0 0.0  mean 191.0 191.0 191.0 ± 0.0 0.0 0.0
+                frames 0-1  at 0.125,0.25  #bfbe4c  rgb 191 190 76  hsv 59° 60% 75%  lab 75.1 -14.2 56.1  mean 191.0 190.4 76.4 ± 0.0 0.5 93.6  clipped 30
+                frames 2-2  at 0.0625,0.25  #bfbfbf  rgb 191 191 191  hsv 0° 0% 75%  lab 77.3 0.0 0.0  mean 191.0 191.0 191.0 ± 0.0 0.0 0.0
+                frames 2-2  at 0.125,0.25  #bfbe4c  rgb 191 190 76  hsv 59° 60% 75%  lab 75.1 -14.2 56.1  mean 191.0 190.4 76.4 ± 0.0 0.5 93.6  clipped 15
 
-            """)
+                """)
     }
 
     /// Ctrl-C during --average prints the block under way, with the frames it has, and exits 0.
@@ -290,8 +297,8 @@ private func parse(_ line: Substring) throws -> [String: Any] {
     /// Whether the process's status (/proc/PID/status) says it catches SIGINT (`SigCgt`, a hex mask).
     private func catchesInterrupt(_ status: String) -> Bool {
         guard let text = try? String(contentsOfFile: status, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
         else { return false }
         return mask & (1 << (UInt64(SIGINT) - 1)) != 0
     }

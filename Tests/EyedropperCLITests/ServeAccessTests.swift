@@ -1,8 +1,9 @@
 import EyedropperTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `eyedropper serve`'s access options through the built executable: what it refuses at the start
@@ -27,8 +28,11 @@ import Glibc
         #expect(try server.get("/api/v1/status").status == 200)
         let stopped = server.stop()
         let warnings = stopped.stderr.split(separator: "\n").filter { $0.contains("warning") }
-        #expect(warnings == ["eyedropper: warning: --no-auth: listening on 0.0.0.0 with no token: anyone who can reach it can watch the camera and set its controls"],
-                "\(stopped.stderr)")
+        #expect(
+            warnings == [
+                "eyedropper: warning: --no-auth: listening on 0.0.0.0 with no token: anyone who can reach it can watch the camera and set its controls"
+            ],
+            "\(stopped.stderr)")
     }
 
     /// --token-file on a non-loopback address: 401 without the token (and with a wrong one), 200
@@ -59,7 +63,8 @@ import Glibc
     /// --token-file as well, the file's token is the one, and stderr says the variable is ignored.
     /// Catches the variable not read, or the variable winning over the command line.
     @Test func environmentTokenAndWhichWins() throws {
-        let server = try ServerProcess(["--source", "testpattern", "--size", "64x64"], environment: ["EYEDROPPER_TOKEN": Self.token], token: Self.token)
+        let server = try ServerProcess(
+            ["--source", "testpattern", "--size", "64x64"], environment: ["EYEDROPPER_TOKEN": Self.token], token: Self.token)
         #expect(try httpGet(port: server.port, "/api/v1/status").status == 401)
         #expect(try server.get("/api/v1/status").status == 200)
         let stopped = server.stop()

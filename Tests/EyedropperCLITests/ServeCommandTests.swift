@@ -2,9 +2,10 @@ import Eyedropper
 import EyedropperTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
-import EyedropperCalibration
+    import Glibc
+    import EyedropperCalibration
 #endif
 
 /// `eyedropper serve` as a process, for what needs one: signals, real sockets whose clients stop
@@ -82,7 +83,9 @@ import EyedropperCalibration
     @Test func stalledStreamDoesNotBlockShutdown() throws {
         let server = try ServerProcess(["--source", "testpattern", "--stall-timeout", "600"])
         let stalled = try HTTPConnection(port: server.port)
-        _ = try stalled.get("/api/v1/stream.mjpg")  // and never read again: after 5 s of 1280x720 parts the socket buffers (the server's capped at 256 KiB) are full and the write waits
+        // Never read again: after 5 s of 1280x720 parts the socket buffers (the server's capped at
+        // 256 KiB) are full and the write waits.
+        _ = try stalled.get("/api/v1/stream.mjpg")
         sleep(5)
         let started = Date()
         let stopped = withExtendedLifetime(stalled) { server.stop() }
@@ -115,11 +118,14 @@ import EyedropperCalibration
         let server = try ServerProcess(["--source", "testpattern"] + calibration)
         let points = (0..<8).map { "\((Double($0) + 0.5) / 8),0.25" }
         let served = try server.get("/api/v1/sample?" + points.map { "at=\($0)" }.joined(separator: "&") + "&radius=3")
-        let printed = try runEyedropper(["sample", "--source", "testpattern", "--radius", "3"] + calibration + points.flatMap { ["--at", $0] })
+        let printed = try runEyedropper(
+            ["sample", "--source", "testpattern", "--radius", "3"] + calibration + points.flatMap { ["--at", $0] })
         #expect(printed.status == 1, "not every bar is magenta: \(printed.stderr)")
         let samples = served.text.firstMatch(of: /"samples":\[.*\]/)?.output
         #expect(samples != nil && samples == printed.stdout.firstMatch(of: /"samples":\[.*\]/)?.output, "\(served.text)\n\(printed.stdout)")
-        #expect(served.text.contains(#""deltaE":"#) && served.text.contains(#""pass":true"#) && served.text.contains(#""pass":false"#), "\(served.text)")
+        #expect(
+            served.text.contains(#""deltaE":"#) && served.text.contains(#""pass":true"#) && served.text.contains(#""pass":false"#),
+            "\(served.text)")
         let stopped = server.stop()
         #expect(!stopped.stderr.contains("warning"), "the profile is the frames': \(stopped.stderr)")
     }
@@ -128,15 +134,20 @@ import EyedropperCalibration
     /// stderr once, not once a frame, and serve goes on. Catches a warning per frame, or none.
     @Test func profileMismatchIsWarnedOnce() throws {
         let scratch = try ScratchDirectory()
-        try Self.writeProfile(to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 640, height: 480)
+        try Self.writeProfile(
+            to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 640, height: 480)
         let server = try ServerProcess(["--source", "testpattern", "--size", "320x240", "--profile", scratch.file("profile.json")])
         for _ in 0..<100 where try server.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 < 10 { usleep(50_000) }
         #expect(try server.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 >= 10, "ten frames, each checked against the profile")
         let stopped = server.stop()
         #expect(stopped.status == 0)
         let lines = stopped.stderr.split(separator: "\n")
-        #expect(lines.filter { $0.hasPrefix("eyedropper: warning: the profile was made from bt709 limited frames, these are bt601 limited") }.count == 1, "\(stopped.stderr)")
-        #expect(lines.filter { $0.hasPrefix("eyedropper: warning: the profile was made at 640x480, these frames are 320x240") }.count == 1, "\(stopped.stderr)")
+        #expect(
+            lines.filter { $0.hasPrefix("eyedropper: warning: the profile was made from bt709 limited frames, these are bt601 limited") }
+                .count == 1, "\(stopped.stderr)")
+        #expect(
+            lines.filter { $0.hasPrefix("eyedropper: warning: the profile was made at 640x480, these frames are 320x240") }.count == 1,
+            "\(stopped.stderr)")
     }
 
     /// A profile that cannot be used stops serve before it listens, in one line naming the file
@@ -145,11 +156,13 @@ import EyedropperCalibration
     /// killed 10 s on), an error of several lines, or another status.
     @Test func unusableProfileStopsServeAtTheStart() throws {
         let scratch = try ScratchDirectory()
-        try Self.writeProfile(to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 1280, height: 720)
+        try Self.writeProfile(
+            to: scratch.file("profile.json"), colorimetry: Colorimetry(matrix: .bt709, range: .limited), width: 1280, height: 720)
         try writeDamagedProfile(from: scratch.file("profile.json"), to: scratch.file("damaged.json"))
         try ScratchDirectory.write(Array(#"{"brightness": 128}"#.utf8), to: scratch.file("controls.json"))
         for (file, status, words) in [
-            ("damaged.json", 65, ["damaged.json", "at field correction.matrix"]), ("controls.json", 65, ["controls.json", "is not an Eyedropper camera profile"]),
+            ("damaged.json", 65, ["damaged.json", "at field correction.matrix"]),
+            ("controls.json", 65, ["controls.json", "is not an Eyedropper camera profile"]),
             ("none.json", 66, ["none.json"]),
         ] as [(String, Int32, [String])] {
             let result = try Self.serveThatStops(["--source", "testpattern", "--profile", scratch.file(file), "--target", "50,0,0"])

@@ -1,7 +1,8 @@
 import EyedropperTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `serve`'s timeout and TLS options, as a user meets their mistakes: each is one line on stderr
@@ -60,7 +61,8 @@ import Glibc
             ["--source", "testpattern", "--tls-cert", scratch.file("cert.pem"), "--tls-key", scratch.file("key.pem")],
             asNobody: geteuid() == 0)
         #expect(result.status == 77, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("eyedropper: cannot read the private key (--tls-key) \(scratch.file("key.pem"))"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("eyedropper: cannot read the private key (--tls-key) \(scratch.file("key.pem"))"), "\(result.stderr)")
     }
 
     // A self-signed P-256 certificate for 127.0.0.1 (valid to 2126), its key, and another key:

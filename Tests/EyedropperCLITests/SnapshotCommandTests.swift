@@ -18,7 +18,9 @@ import Testing
         let pattern = try TestPattern(width: 640, height: 480)
         var expected = [UInt8](repeating: 0, count: 640 * 480 * 3)
         try pattern.makeFrameBuffer().withFrame { frame in
-            try expected.withUnsafeMutableBytes { try YCbCrConverter(colorimetry: pattern.colorimetry).convert(frame, to: .rgb24, into: $0) }
+            try expected.withUnsafeMutableBytes {
+                try YCbCrConverter(colorimetry: pattern.colorimetry).convert(frame, to: .rgb24, into: $0)
+            }
         }
         let exact = try RGBImage(ppmAt: ppm)
         #expect(exact.pixels == expected)
@@ -56,10 +58,14 @@ import Testing
 
     @Test func severalFramesAreNumbered() throws {
         let scratch = try ScratchDirectory()
-        let result = try runEyedropper(["snapshot", "--source", "testpattern", "--size", "64x48", "--frames", "3", "--out", scratch.file("shot.jpg")])
+        let result = try runEyedropper([
+            "snapshot", "--source", "testpattern", "--size", "64x48", "--frames", "3", "--out", scratch.file("shot.jpg"),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try scratch.names() == ["shot-0001.jpg", "shot-0002.jpg", "shot-0003.jpg"])
-        let numbered = try runEyedropper(["snapshot", "--source", "testpattern", "--size", "64x48", "--frames", "2", "--out", scratch.file("f%d.ppm")])
+        let numbered = try runEyedropper([
+            "snapshot", "--source", "testpattern", "--size", "64x48", "--frames", "2", "--out", scratch.file("f%d.ppm"),
+        ])
         #expect(numbered.status == 0)
         #expect(try scratch.names().contains("f2.ppm"))
     }

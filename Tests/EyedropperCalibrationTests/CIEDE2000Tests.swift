@@ -1,6 +1,6 @@
 import Eyedropper
-import Testing
 import EyedropperCalibration
+import Testing
 
 /// Sharma, Wu and Dalal (2005), Table 1: the 34 published pairs (L1, a1, b1, L2, a2, b2, ΔE00),
 /// chosen to exercise every branch of the formula (hue wrap-around, zero chroma, the mean-hue
@@ -76,8 +76,9 @@ private let sharmaPairs: [(CIELab, CIELab, Double)] = [
         ]
         for (color, expected) in cases {
             let lab = SRGB.xyzD50(color).lab(white: .d50)
-            #expect(abs(lab.l - expected.l) < 0.02 && abs(lab.a - expected.a) < 0.02 && abs(lab.b - expected.b) < 0.02,
-                    "\(color.hex): \(lab)")
+            #expect(
+                abs(lab.l - expected.l) < 0.02 && abs(lab.a - expected.a) < 0.02 && abs(lab.b - expected.b) < 0.02,
+                "\(color.hex): \(lab)")
         }
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Eyedropper
-import Foundation
-import EyedropperTestSupport
-import Testing
 import EyedropperCalibration
+import EyedropperTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 private typealias Window = CalibrationPicture.Window
 private typealias Swatch = CalibrationPicture.Swatch
@@ -70,7 +71,9 @@ private func read(_ label: CalibrationPicture.TextLabel, in image: RGBImage) -> 
             }
         }
         let match = BitmapFont.characters.first { character in
-            (0..<dots.count).allSatisfy { dots[$0] == BitmapFont.isInked(character, column: $0 % BitmapFont.glyphWidth, row: $0 / BitmapFont.glyphWidth) }
+            (0..<dots.count).allSatisfy {
+                dots[$0] == BitmapFont.isInked(character, column: $0 % BitmapFont.glyphWidth, row: $0 / BitmapFont.glyphWidth)
+            }
         }
         text += mixed ? "?" : match.map { String(UnicodeScalar($0)) } ?? "?"
     }
@@ -138,19 +141,26 @@ private func distance(_ x: Int, _ y: Int, outside box: PixelBox) -> Int {
         let used = Window(number: 1, centerX: 100, centerY: 200, radius: 12, used: true)
         let unused = Window(number: 2, centerX: 400, centerY: 200, radius: 12, used: false)
         let picture = CalibrationPicture.render(frame: frame, windows: [used, unused], swatches: [])
-        let innerRing = { (window: Window) in { (x: Int, y: Int) in
-            (1...layout.ringWidth).contains(distance(x, y, outside: layout.interior(of: window))) } }
+        let innerRing = { (window: Window) in
+            { (x: Int, y: Int) in
+                (1...layout.ringWidth).contains(distance(x, y, outside: layout.interior(of: window)))
+            }
+        }
         let unusedRing = wrongPixels(in: picture, layout.outline(of: unused)) { x, y, color in
-            innerRing(unused)(x, y) && color != Palette.warning }
+            innerRing(unused)(x, y) && color != Palette.warning
+        }
         #expect(unusedRing.isEmpty, "\(unusedRing)")
         let unusedLabel = wrongPixels(in: picture, layout.label(of: unused).box) { _, _, color in
-            color != Palette.warning && color != Palette.light }
+            color != Palette.warning && color != Palette.light
+        }
         #expect(unusedLabel.isEmpty, "\(unusedLabel)")
         let usedRing = wrongPixels(in: picture, layout.outline(of: used)) { x, y, color in
-            innerRing(used)(x, y) && color != Palette.dark }
+            innerRing(used)(x, y) && color != Palette.dark
+        }
         #expect(usedRing.isEmpty, "\(usedRing)")
         let usedLabel = wrongPixels(in: picture, layout.label(of: used).box) { _, _, color in
-            color != Palette.dark && color != Palette.light }
+            color != Palette.dark && color != Palette.light
+        }
         #expect(usedLabel.isEmpty, "\(usedLabel)")
     }
 
@@ -187,7 +197,9 @@ private func distance(_ x: Int, _ y: Int, outside box: PixelBox) -> Int {
     @Test(arguments: [(640, 480), (1920, 1080), (97, 61)])
     func gridCellsHoldReferenceLeftAndCorrectedRight(width: Int, height: Int) {
         let layout = Layout(frameWidth: width, frameHeight: height)
-        let swatches = (1...24).reversed().map { Swatch(number: $0, reference: chartColors[$0 - 1], corrected: correctedColor($0), deltaE: 4.5) }
+        let swatches = (1...24).reversed().map {
+            Swatch(number: $0, reference: chartColors[$0 - 1], corrected: correctedColor($0), deltaE: 4.5)
+        }
         let picture = CalibrationPicture.render(frame: patternFrame(width: width, height: height), windows: [], swatches: swatches)
         #expect(layout.swatchWidth * 2 * 10 >= layout.cellWidth * 9 - 40 * layout.unit, "swatches leave the cell mostly empty")
         for number in 1...24 {
@@ -195,7 +207,8 @@ private func distance(_ x: Int, _ y: Int, outside box: PixelBox) -> Int {
             #expect(reference.right == corrected.x && reference.y == corrected.y && !reference.isEmpty)
             let numberBox = layout.numberLabel(number).box
             let left = wrongPixels(in: picture, reference) { x, y, color in
-                !numberBox.contains(x: x, y: y) && color != chartColors[number - 1] }
+                !numberBox.contains(x: x, y: y) && color != chartColors[number - 1]
+            }
             let right = wrongPixels(in: picture, corrected) { _, _, color in color != correctedColor(number) }
             #expect(left.isEmpty && right.isEmpty, "patch \(number): reference \(left), corrected \(right)")
         }
@@ -208,7 +221,9 @@ private func distance(_ x: Int, _ y: Int, outside box: PixelBox) -> Int {
     @Test(arguments: [(640, 480), (3840, 2160)])
     func windowNumbersAreWrittenInTheFontsGlyphs(width: Int, height: Int) {
         func drawing(_ character: Character) -> [String] {
-            (0..<7).map { row in String((0..<5).map { BitmapFont.isInked(UInt8(ascii: character.unicodeScalars.first!), column: $0, row: row) ? "#" : "." }) }
+            (0..<7).map { row in
+                String((0..<5).map { BitmapFont.isInked(UInt8(ascii: character.unicodeScalars.first!), column: $0, row: row) ? "#" : "." })
+            }
         }
         #expect(drawing("1") == ["..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."])
         #expect(drawing("7") == ["#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."])
@@ -243,7 +258,9 @@ private func distance(_ x: Int, _ y: Int, outside box: PixelBox) -> Int {
         let layout = Layout(frameWidth: width, frameHeight: height)
         // + 0.006: the third decimal rounds up, so truncating would read one hundredth low.
         let deltaE = { (number: Int) -> Double? in number == 5 ? nil : Double(number) * 0.53 + 0.006 }
-        let swatches = (1...24).map { Swatch(number: $0, reference: chartColors[$0 - 1], corrected: deltaE($0) == nil ? nil : correctedColor($0), deltaE: deltaE($0)) }
+        let swatches = (1...24).map {
+            Swatch(number: $0, reference: chartColors[$0 - 1], corrected: deltaE($0) == nil ? nil : correctedColor($0), deltaE: deltaE($0))
+        }
         let picture = CalibrationPicture.render(frame: patternFrame(width: width, height: height), windows: [], swatches: swatches)
         let texts = (1...24).map { number in
             read(layout.numberLabel(number), in: picture) + " " + read(layout.deltaELabel(number, deltaE: deltaE(number)), in: picture)
@@ -271,16 +288,24 @@ private func distance(_ x: Int, _ y: Int, outside box: PixelBox) -> Int {
     /// mark missing or drawn on every cell.
     @Test func cellsAboveTheWarningAreBorderedRed() {
         let layout = Layout(frameWidth: 640, frameHeight: 480)
-        let cases: [(Int, Double?, Bool)] = [(1, 2.99, false), (2, 3.0, false), (3, 3.01, true), (4, nil, false), (5, 25, true), (6, 0, false)]
-        let swatches = cases.map { Swatch(number: $0.0, reference: chartColors[$0.0 - 1], corrected: $0.1 == nil ? nil : correctedColor($0.0), deltaE: $0.1) }
+        let cases: [(Int, Double?, Bool)] = [
+            (1, 2.99, false), (2, 3.0, false), (3, 3.01, true), (4, nil, false), (5, 25, true), (6, 0, false),
+        ]
+        let swatches = cases.map {
+            Swatch(number: $0.0, reference: chartColors[$0.0 - 1], corrected: $0.1 == nil ? nil : correctedColor($0.0), deltaE: $0.1)
+        }
         let picture = CalibrationPicture.render(frame: patternFrame(width: 640, height: 480), windows: [], swatches: swatches)
         for (number, deltaE, bordered) in cases {
             let cell = layout.cell(number), content = layout.content(number)
             let wrong = wrongPixels(in: picture, cell) { x, y, color in
-                !content.contains(x: x, y: y) && color != (bordered ? Palette.warning : Palette.background) }
+                !content.contains(x: x, y: y) && color != (bordered ? Palette.warning : Palette.background)
+            }
             let caption = wrongPixels(in: picture, layout.caption(number)) { _, _, color in
-                color != Palette.light && color != (bordered ? Palette.warning : Palette.dark) }
-            #expect(wrong.isEmpty && caption.isEmpty, "patch \(number), Delta E \(deltaE.map { "\($0)" } ?? "nil"): border \(wrong), caption \(caption)")
+                color != Palette.light && color != (bordered ? Palette.warning : Palette.dark)
+            }
+            #expect(
+                wrong.isEmpty && caption.isEmpty,
+                "patch \(number), Delta E \(deltaE.map { "\($0)" } ?? "nil"): border \(wrong), caption \(caption)")
         }
     }
 }
@@ -314,8 +339,9 @@ private struct SyntheticChart {
         frame = RGBImage(width: width, height: height, pixels: pixels)
         windows = (1...24).map { number in
             let column = (number - 1) % 6, row = (number - 1) / 6
-            return Window(number: number, centerX: left + column * pitch + patch / 2, centerY: top + row * pitch + patch / 2,
-                          radius: patch / 5, used: number != 7 && number != 19)
+            return Window(
+                number: number, centerX: left + column * pitch + patch / 2, centerY: top + row * pitch + patch / 2,
+                radius: patch / 5, used: number != 7 && number != 19)
         }
         swatches = (1...24).map { number in
             let reference = chartColors[number - 1]
@@ -345,12 +371,14 @@ extension CalibrationPictureTests {
         }
         for swatch in chart.swatches {
             #expect(read(layout.numberLabel(swatch.number), in: picture) == String(swatch.number))
-            #expect(read(layout.deltaELabel(swatch.number, deltaE: swatch.deltaE), in: picture)
-                == (swatch.deltaE.map { String(format: "dE %.2f", $0) } ?? "dE -"))  // the C library's rounding, not ours
+            #expect(
+                read(layout.deltaELabel(swatch.number, deltaE: swatch.deltaE), in: picture)
+                    == (swatch.deltaE.map { String(format: "dE %.2f", $0) } ?? "dE -"))  // the C library's rounding, not ours
         }
         if let directory = getenv("EYEDROPPER_PICTURE_DIR").map({ String(cString: $0) }) {
             try picture.pixels.withUnsafeBytes {
-                try PPMWriter.write(rgb24: $0, width: picture.width, height: picture.height, to: "\(directory)/calibration-\(width)x\(height).ppm")
+                try PPMWriter.write(
+                    rgb24: $0, width: picture.width, height: picture.height, to: "\(directory)/calibration-\(width)x\(height).ppm")
             }
         }
     }

@@ -1,7 +1,7 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperTestSupport
 import Testing
-import EyedropperCalibration
 
 @Suite struct CalibrationTests {
     let reference = ChartReference.colorChecker2014
@@ -95,9 +95,10 @@ import EyedropperCalibration
         var lab = reference.lab.map { [$0.l, $0.a, $0.b] }
         lab[9][2] = -20E87
         let json = #"{"name": "mine", "lab": \#(lab)}"#
-        #expect(throws: CalibrationFileError.malformed(
-            what: "reference", path: "mine.json", field: "lab",
-            reason: "patch 10's L*a*b* (30.1, 22.54, -2e+88) is not a colour: L* must be in 0...100, a* and b* within ±200")
+        #expect(
+            throws: CalibrationFileError.malformed(
+                what: "reference", path: "mine.json", field: "lab",
+                reason: "patch 10's L*a*b* (30.1, 22.54, -2e+88) is not a colour: L* must be in 0...100, a* and b* within ±200")
         ) { try ChartReference.decode(Array(json.utf8), path: "mine.json") }
         // The bound itself is a colour.
         lab[9][2] = -200

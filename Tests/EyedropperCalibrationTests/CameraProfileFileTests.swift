@@ -1,8 +1,8 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperTestSupport
 import Foundation
 import Testing
-import EyedropperCalibration
 
 @Suite struct CameraProfileFileTests {
     /// A fitted profile's file with one number of its correction matrix replaced.
@@ -21,7 +21,7 @@ import EyedropperCalibration
     /// calibrated XYZ too large for the output's fixed decimals, and `sample --profile` trapped
     /// (SIGILL, exit 132) on the first line it wrote instead of exiting 65 at load.
     @Test func aProfileWhoseColoursRunPastAnyLightIsDamaged() throws {
-        let bytes = try profileJSON(matrixRow: 2, column: 1, value: 132218071341339062)
+        let bytes = try profileJSON(matrixRow: 2, column: 1, value: 132_218_071_341_339_062)
         #expect {
             try CameraProfile.decode(bytes, path: "p.json")
         } throws: { error in

@@ -1,6 +1,6 @@
 import Eyedropper
-import Testing
 import EyedropperCalibration
+import Testing
 
 private func point(_ x: Double, _ y: Double) -> SamplePoint { try! SamplePoint(x: x, y: y) }
 
@@ -11,8 +11,9 @@ private func point(_ x: Double, _ y: Double) -> SamplePoint { try! SamplePoint(x
             corners: [point(0.1, 0.2), point(0.6, 0.2), point(0.6, 0.68), point(0.1, 0.68)], width: 1000, height: 500)
         for index in 0..<24 {
             let expectedX = 0.1 + 0.1 * Double(index % 6), expectedY = 0.2 + 0.16 * Double(index / 6)
-            #expect(abs(geometry.centers[index].x - expectedX) < 1e-9 && abs(geometry.centers[index].y - expectedY) < 1e-9,
-                    "patch \(index + 1) at \(geometry.centers[index])")
+            #expect(
+                abs(geometry.centers[index].x - expectedX) < 1e-9 && abs(geometry.centers[index].y - expectedY) < 1e-9,
+                "patch \(index + 1) at \(geometry.centers[index])")
         }
         #expect(abs(geometry.pitch - 80) < 1e-6)
         #expect(geometry.defaultRadius == 16)

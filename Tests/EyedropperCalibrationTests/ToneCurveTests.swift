@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Eyedropper
-import Testing
 import EyedropperCalibration
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct ToneCurveTests {
     /// Camera values of six neutrals through `encode`, and the curve fitted to them.

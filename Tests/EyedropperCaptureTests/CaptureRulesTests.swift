@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Eyedropper
 import EyedropperCapture
 import SystemPackage
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The capture rules that need no device: format choice and error mapping.
 @Suite struct CaptureRulesTests {

@@ -65,7 +65,8 @@ import Testing
         #expect(refusal(even, "0") == "/dev/video0: even=0 is not a value it takes: give -10 to 250 in steps of 4")
         #expect(refusal(even, "254") == "/dev/video0: even=254 is not a value it takes: give -10 to 250 in steps of 4")
         #expect(refusal(even, "-14") == "/dev/video0: even=-14 is not a value it takes: give -10 to 250 in steps of 4")
-        #expect(refusal(even, "high") == "/dev/video0: even=high is not a value it takes: give a whole number from -10 to 250 in steps of 4")
+        #expect(
+            refusal(even, "high") == "/dev/video0: even=high is not a value it takes: give a whole number from -10 to 250 in steps of 4")
         #expect(refusal(even, "") == "/dev/video0: even= is not a value it takes: give a whole number from -10 to 250 in steps of 4")
         let wide = control("wide", kind: .int64, minimum: .min, maximum: .max)
         #expect(try value(wide, "-9223372036854775808") == .integer(.min))
@@ -76,16 +77,24 @@ import Testing
         #expect(try value(flag, "true") == .integer(1))
         #expect(try value(flag, "Off") == .integer(0))
         #expect(refusal(flag, "2") == "/dev/video0: flag=2 is not a value it takes: give 0 or 1 (false or true)")
-        let menu = control("auto_exposure", kind: .menu, minimum: 0, maximum: 3, menu: [
-            .init(index: 0, label: "Auto Mode"), .init(index: 1, label: "Manual Mode"), .init(index: 3, label: "Aperture Priority Mode"),
-        ])
+        let menu = control(
+            "auto_exposure", kind: .menu, minimum: 0, maximum: 3,
+            menu: [
+                .init(index: 0, label: "Auto Mode"), .init(index: 1, label: "Manual Mode"),
+                .init(index: 3, label: "Aperture Priority Mode"),
+            ])
         #expect(try value(menu, "1") == .integer(1))
         #expect(try value(menu, "manual mode") == .integer(1))
         #expect(try value(menu, "aperture_priority_mode") == .integer(3))
-        #expect(refusal(menu, "2") == "/dev/video0: auto_exposure=2 is not a value it takes: give one of 0 (Auto Mode), 1 (Manual Mode), 3 (Aperture Priority Mode)")
-        let integers = control("integer_menu", kind: .intmenu, minimum: 0, maximum: 1, menu: [
-            .init(index: 0, label: "5", integer: 5), .init(index: 1, label: "8", integer: 8),
-        ])
+        #expect(
+            refusal(menu, "2")
+                == "/dev/video0: auto_exposure=2 is not a value it takes: give one of 0 (Auto Mode), 1 (Manual Mode), 3 (Aperture Priority Mode)"
+        )
+        let integers = control(
+            "integer_menu", kind: .intmenu, minimum: 0, maximum: 1,
+            menu: [
+                .init(index: 0, label: "5", integer: 5), .init(index: 1, label: "8", integer: 8),
+            ])
         #expect(try value(integers, "1") == .integer(1))  // by index, as v4l2-ctl
         // An integer menu's numbers are not indices.
         #expect(refusal(integers, "8") == "/dev/video0: integer_menu=8 is not a value it takes: give one of 0 (5), 1 (8)")
@@ -100,27 +109,36 @@ import Testing
     }
 
     @Test func readOnlyAndArrayControlsAreRefusedByName() {
-        #expect(refusal(control("read_only", flags: .readOnly), "1") == "/dev/video0: read_only is read-only: the camera sets it, it cannot be set")
-        #expect(refusal(control("pixels", kind: .u8, dimensions: [23, 40]), "1")
-            == "/dev/video0: pixels is a u8 control, which eyedropper does not set (v4l2-ctl can)")
+        #expect(
+            refusal(control("read_only", flags: .readOnly), "1")
+                == "/dev/video0: read_only is read-only: the camera sets it, it cannot be set")
+        #expect(
+            refusal(control("pixels", kind: .u8, dimensions: [23, 40]), "1")
+                == "/dev/video0: pixels is a u8 control, which eyedropper does not set (v4l2-ctl can)")
         #expect(refusal(control("press", kind: .button, maximum: 0), "1") == nil)
     }
 
     @Test func settingsAreParsedFromTheCommandLineAndFromJSON() throws {
-        #expect(try ControlSetting.parseList("brightness=10,auto_exposure=Manual Mode")
-            == [ControlSetting(name: "brightness", value: "10"), ControlSetting(name: "auto_exposure", value: "Manual Mode")])
+        #expect(
+            try ControlSetting.parseList("brightness=10,auto_exposure=Manual Mode")
+                == [ControlSetting(name: "brightness", value: "10"), ControlSetting(name: "auto_exposure", value: "Manual Mode")])
         #expect(try ControlSetting.parseList("string=a=b") == [ControlSetting(name: "string", value: "a=b")])
         #expect(throws: ControlError(device: nil, .malformed("brightness"))) { try ControlSetting.parseList("brightness") }
         #expect(throws: ControlError(device: nil, .malformed("=3"))) { try ControlSetting.parseList("=3") }
         #expect(throws: ControlError(device: nil, .malformed(""))) { try ControlSetting.parseList("a=1,") }
         let object = try JSONDecoder().decode(
             [String: ControlValueText].self, from: Data(#"{"gain": 7, "gain_automatic": false, "auto_exposure": "Manual Mode"}"#.utf8))
-        #expect(ControlSetting.settings(object) == [
-            ControlSetting(name: "auto_exposure", value: "Manual Mode"), ControlSetting(name: "gain", value: "7"),
-            ControlSetting(name: "gain_automatic", value: "0"),
-        ])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([String: ControlValueText].self, from: Data(#"{"gain": 1.5}"#.utf8)) }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([String: ControlValueText].self, from: Data(#"{"gain": [1]}"#.utf8)) }
+        #expect(
+            ControlSetting.settings(object) == [
+                ControlSetting(name: "auto_exposure", value: "Manual Mode"), ControlSetting(name: "gain", value: "7"),
+                ControlSetting(name: "gain_automatic", value: "0"),
+            ])
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([String: ControlValueText].self, from: Data(#"{"gain": 1.5}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([String: ControlValueText].self, from: Data(#"{"gain": [1]}"#.utf8))
+        }
     }
 
     /// --lock sets a manual control to what the camera chose, brought onto the control's range and step.

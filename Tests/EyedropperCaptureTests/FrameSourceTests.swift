@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Eyedropper
 import EyedropperCapture
 import EyedropperTestSupport
 import Logging
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Collects what a source logs, to check what it says and how often.
 private final class LogRecorder: @unchecked Sendable {
@@ -66,9 +67,10 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
         #expect(source.stream == "64x48 NV12 (test pattern)")
         var seen: [String] = []
         for _ in 0..<3 {
-            #expect(try source.next { frame, timestamp in
-                seen.append("\(frame.width)x\(frame.height) \(frame.layout) \(frame.colorimetry) \(timestamp)")
-            })
+            #expect(
+                try source.next { frame, timestamp in
+                    seen.append("\(frame.width)x\(frame.height) \(frame.layout) \(frame.colorimetry) \(timestamp)")
+                })
         }
         // 48 lines: BT.601 as the pattern reports it; full range from the override.
         #expect(seen == Array(repeating: "64x48 nv12 bt601 full 0.0", count: 3))
@@ -117,7 +119,9 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
         usleep(350_000)
         #expect(try source.next { _, timestamp in stamps.append(timestamp) })
         #expect(source.framesDropped == 2, "late by 250 ms after the first frame, at 100 ms a frame")
-        #expect(stamps.count == 2 && stamps[0] == 0 && abs(stamps[1] - 0.3) < 1e-9, "the frame's place on the clock, skipped ones included: \(stamps)")
+        #expect(
+            stamps.count == 2 && stamps[0] == 0 && abs(stamps[1] - 0.3) < 1e-9,
+            "the frame's place on the clock, skipped ones included: \(stamps)")
     }
 
     /// A camera that is not there: an error at the first frame unless the policy waits from the
@@ -136,12 +140,19 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
         let checks = Mutex(0), outages = Mutex<[CaptureError]>([])
         // Stopped after a dozen checks: two and a bit tries, 0.5 s apart.
         let source = try FrameSource(
-            configuration, logger: log.logger, isStopped: { checks.withLock { $0 += 1; return $0 > 12 } },
+            configuration, logger: log.logger,
+            isStopped: {
+                checks.withLock {
+                    $0 += 1
+                    return $0 > 12
+                }
+            },
             onOutage: { error in outages.withLock { $0.append(error) } })
         #expect(try source.next { _, _ in Issue.record("no camera, no frame") } == false)
         #expect(outages.withLock { $0.map(\.kind) } == [.notFound])
-        #expect(log.recorded == [
-            "warning: /dev/eyedropper-no-such-camera: no such device: is the camera plugged in? `eyedropper devices` lists the ones there are; waiting for it to come back (--reconnect)",
-        ])
+        #expect(
+            log.recorded == [
+                "warning: /dev/eyedropper-no-such-camera: no such device: is the camera plugged in? `eyedropper devices` lists the ones there are; waiting for it to come back (--reconnect)"
+            ])
     }
 }

@@ -56,7 +56,9 @@ import Testing
             let (viaRGB, viaPlanes) = (try decode(rgbJPEG), try decode(planesJPEG))
             #expect((viaPlanes.width, viaPlanes.height) == (width, height))
             let (rgbPSNR, planesPSNR) = (Self.psnr(viaRGB.pixels, exact), Self.psnr(viaPlanes.pixels, exact))
-            print("\(content) \(width)x\(height), quality 90, 4:2:0, \(decoder): RGB path \(rgbPSNR) dB, planes path \(planesPSNR) dB, \(rgbJPEG.count) / \(planesJPEG.count) bytes")
+            print(
+                "\(content) \(width)x\(height), quality 90, 4:2:0, \(decoder): RGB path \(rgbPSNR) dB, planes path \(planesPSNR) dB, \(rgbJPEG.count) / \(planesJPEG.count) bytes"
+            )
             #expect(planesPSNR >= rgbPSNR - 0.5, "\(content), \(decoder): planes \(planesPSNR) dB against RGB \(rgbPSNR) dB")
         }
     }

@@ -44,7 +44,9 @@ import Testing
             _ = try MQTTBroker(url: "mqtt://cam:hunter2@broker:0")
             Issue.record("port 0 was taken")
         } catch {
-            #expect(error.description == "--mqtt mqtt://cam:***@broker:0: its port '0' is not 1 to 65535 (mqtt://[user:password@]host[:port] or mqtts://...)")
+            #expect(
+                error.description
+                    == "--mqtt mqtt://cam:***@broker:0: its port '0' is not 1 to 65535 (mqtt://[user:password@]host[:port] or mqtts://...)")
         }
     }
 

@@ -1,8 +1,8 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperOutputs
 import EyedropperPipeline
 import Testing
-import EyedropperCalibration
 
 /// The bytes OSC 1.0 gives for a string: its characters, then the NULs written out in the
 /// literal by hand (1 to 4, up to a multiple of 4), so the expected bytes owe nothing to the
@@ -28,7 +28,9 @@ private func sample(_ pixels: [RGB8]) -> ColorSample {
 /// (255, 0, 128), `#ff0080`.
 private let halfSample = sample([RGB8(r: 255, g: 0, b: 127), RGB8(r: 255, g: 0, b: 128)])
 /// Mean (191.25, 63.75, 0): floats 0.75 (0x3F400000), 0.25 (0x3E800000), 0; `#bf4000`.
-private let quarterSample = sample([RGB8(r: 191, g: 64, b: 0), RGB8(r: 191, g: 64, b: 0), RGB8(r: 191, g: 63, b: 0), RGB8(r: 192, g: 64, b: 0)])
+private let quarterSample = sample([
+    RGB8(r: 191, g: 64, b: 0), RGB8(r: 191, g: 64, b: 0), RGB8(r: 191, g: 63, b: 0), RGB8(r: 192, g: 64, b: 0),
+])
 
 /// `count` points, all `halfSample` but the last, which is `quarterSample`.
 private func reading(points count: Int, lab: CIELab? = nil, time: Double = 0.5) -> Reading {
@@ -58,7 +60,8 @@ private func elements(_ bundle: [UInt8]) -> [[UInt8]] {
     @Test func onePointIsTheBundleTheSpecGives() {
         var bundle = OSCBundle()
         #expect(bundle.write(reading(points: 1), from: 0) == 1)
-        let expected: [UInt8] = string("#bundle\0") + word(0x83AA_7E80) + word(0x8000_0000)
+        let expected: [UInt8] =
+            string("#bundle\0") + word(0x83AA_7E80) + word(0x8000_0000)
             + word(40) + string("/eyedropper/0/rgb\0\0\0") + string(",fff\0\0\0\0")
             + word(0x3F40_0000) + word(0x3E80_0000) + word(0)
             + word(32) + string("/eyedropper/0/hex\0\0\0") + string(",s\0\0") + string("#bf4000\0")

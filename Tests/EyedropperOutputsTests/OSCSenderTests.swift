@@ -2,8 +2,9 @@ import Eyedropper
 import EyedropperOutputs
 import EyedropperPipeline
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A UDP socket bound to a free port on 127.0.0.1: the peer the sender is pointed at.
@@ -118,7 +119,10 @@ private let threadAllocations: (@convention(c) () -> UInt64)? = {
     /// Once the first frame has gone, a frame allocates nothing: 10,000 sends of 10 points, to
     /// a peer that takes them and to a closed port (whose failure is counted, with no logger).
     /// Counted by Tests/Outputs/malloc_count.so, on this thread only.
-    @Test(.enabled(if: threadAllocations != nil, "run with Tests/Outputs/malloc_count.so preloaded (Tests/Outputs/osc-tests.sh) to count allocations"))
+    @Test(
+        .enabled(
+            if: threadAllocations != nil,
+            "run with Tests/Outputs/malloc_count.so preloaded (Tests/Outputs/osc-tests.sh) to count allocations"))
     func sendingAllocatesNothingOnceWarm() throws {
         guard let threadAllocations else { return }
         // The counter counts this thread's allocations: a String of 100 bytes is one.

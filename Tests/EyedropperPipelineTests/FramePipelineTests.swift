@@ -2,9 +2,10 @@ import Eyedropper
 import EyedropperPipeline
 import EyedropperTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
-import EyedropperCalibration
+    import Glibc
+    import EyedropperCalibration
 #endif
 
 private func point(_ x: Double, _ y: Double) -> SamplePoint { try! SamplePoint(x: x, y: y) }
@@ -64,7 +65,8 @@ private func readConverted(
         let fromPlanes = try #require(try buffer.withFrame { try planes.read($0, number: 3, timestamp: 1.5) })
         let fromRGB = try #require(try readConverted(buffer, &converted, number: 3, timestamp: 1.5))
         #expect(fromPlanes.json == fromRGB.json)
-        #expect(fromPlanes.json.hasPrefix(#"{"frame":3,"timestamp":1.5,"matrix":"bt601","range":"limited","samples":[{"x":0.0625,"y":0.25,"#))
+        #expect(
+            fromPlanes.json.hasPrefix(#"{"frame":3,"timestamp":1.5,"matrix":"bt601","range":"limited","samples":[{"x":0.0625,"y":0.25,"#))
     }
 
     /// With a profile and a target, every sample is calibrated as the profile calibrates its mean,

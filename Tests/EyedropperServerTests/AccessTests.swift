@@ -67,10 +67,12 @@ import Testing
                             Self.expectUnauthorized(response, tokenGiven: authorization != nil, what)
                         }
                     }
-                    let response = method == .get && Self.streams.contains(path)
+                    let response =
+                        method == .get && Self.streams.contains(path)
                         ? try await readStream(target, whileCapturing: 2, authorized)
                         : try await authorized.execute(uri: target, method: method, body: Self.body(method))
-                    #expect(response.status == normal, "\(method) \(target) with the token: \(response.status) \(response.text.prefix(200))")
+                    #expect(
+                        response.status == normal, "\(method) \(target) with the token: \(response.status) \(response.text.prefix(200))")
                     if normal == .ok, method == .get {
                         #expect(response.body.readableBytes > 0, "\(target): an empty body")
                     }
@@ -97,9 +99,15 @@ import Testing
     @Test func unauthorizedBodyIsExact() async throws {
         try await withTokenServer { client, _ in
             let none = try await client.get("/api/v1/sample")
-            #expect(none.text == #"{"error":"this server needs a token: send the header Authorization: Bearer TOKEN, with the token of serve's --token-file or EYEDROPPER_TOKEN (the page: open \/#token=TOKEN)","parameter":"Authorization"}"#)
+            #expect(
+                none.text
+                    == #"{"error":"this server needs a token: send the header Authorization: Bearer TOKEN, with the token of serve's --token-file or EYEDROPPER_TOKEN (the page: open \/#token=TOKEN)","parameter":"Authorization"}"#
+            )
             let wrong = try await client.execute(uri: "/api/v1/sample", method: .get, headers: [.authorization: "Bearer nope"])
-            #expect(wrong.text == #"{"error":"the token in Authorization is not this server's: send the header Authorization: Bearer TOKEN, with the token of serve's --token-file or EYEDROPPER_TOKEN (the page: open \/#token=TOKEN)","parameter":"Authorization"}"#)
+            #expect(
+                wrong.text
+                    == #"{"error":"the token in Authorization is not this server's: send the header Authorization: Bearer TOKEN, with the token of serve's --token-file or EYEDROPPER_TOKEN (the page: open \/#token=TOKEN)","parameter":"Authorization"}"#
+            )
         }
     }
 

@@ -1,10 +1,10 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import HummingbirdTesting
 import Testing
-import EyedropperCalibration
 
 /// `serve --profile` and `--target`, in process, against the test pattern: every
 /// sample's calibrated colour, ΔE and pass checked against what `CameraProfile` makes of the
@@ -33,7 +33,9 @@ import EyedropperCalibration
     /// Each sample's `calibrated` (and with a target `deltaE` and `pass`) is what the profile
     /// makes of that sample's own `mean`, to the decimals printed; returns the passes.
     @discardableResult
-    static func expectCalibrated(_ samples: [[String: Any]], target: ColorTarget?, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Bool] {
+    static func expectCalibrated(_ samples: [[String: Any]], target: ColorTarget?, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> [Bool]
+    {
         var passes: [Bool] = []
         for sample in samples {
             let mean = try #require(sample["mean"] as? [Double], "\(sample)", sourceLocation: sourceLocation)
@@ -41,8 +43,9 @@ import EyedropperCalibration
             let calibrated = try #require(sample["calibrated"] as? [String: Any], "\(sample)", sourceLocation: sourceLocation)
             func close(_ key: String, _ values: [Double], within tolerance: Double) {
                 let shown = calibrated[key] as? [Double] ?? []
-                #expect(shown.count == 3 && zip(shown, values).allSatisfy { abs($0 - $1) <= tolerance },
-                        "\(key): \(shown), expected \(values)", sourceLocation: sourceLocation)
+                #expect(
+                    shown.count == 3 && zip(shown, values).allSatisfy { abs($0 - $1) <= tolerance },
+                    "\(key): \(shown), expected \(values)", sourceLocation: sourceLocation)
             }
             close("xyz", [expected.xyz.x, expected.xyz.y, expected.xyz.z], within: 0.00051)
             close("lab", [expected.lab.l, expected.lab.a, expected.lab.b], within: 0.0051)
@@ -151,12 +154,14 @@ import EyedropperCalibration
         var configuration = serveConfiguration(fps: 10, points: Self.points)
         if profile { configuration.calibration = Self.configuration().calibration }
         try await withServer(configuration) { client in
-            let calibratedFields = #/,"calibrated":\{"xyz":\[[-0-9.,]+\],"lab":\[[-0-9.,]+\],"srgb":\[[-0-9.,]+\],"hex":"#[0-9a-f]{6}","inGamut":(true|false)\},"deltaE":[0-9.]+,"pass":(true|false)/#
+            let calibratedFields =
+                #/,"calibrated":\{"xyz":\[[-0-9.,]+\],"lab":\[[-0-9.,]+\],"srgb":\[[-0-9.,]+\],"hex":"#[0-9a-f]{6}","inGamut":(true|false)\},"deltaE":[0-9.]+,"pass":(true|false)/#
             func lessNew(_ body: String) -> String {
                 #expect(body.matches(of: calibratedFields).count == (profile ? 2 : 0), "\(body)")
                 return body.replacing(calibratedFields, with: "")
             }
-            let before = ##"\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":\[191.00,0.00,192.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":1\},\{"x":0.4375,"y":0.25,"r":0,"g":191,"b":0,"hex":"#00bf00","mean":\[0.00,191.00,0.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":2\}\]\}"##
+            let before =
+                ##"\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":\[191.00,0.00,192.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":1\},\{"x":0.4375,"y":0.25,"r":0,"g":191,"b":0,"hex":"#00bf00","mean":\[0.00,191.00,0.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":2\}\]\}"##
             let line = try await client.get("/api/v1/sample").text
             #expect(lessNew(line).wholeMatch(of: try Regex(before)) != nil, "\(line)")
             let asked = try await client.get("/api/v1/sample?at=0.5625,0.25&at=0.4375,0.25").text

@@ -75,7 +75,8 @@ import Testing
         try await withServer(configuration, waitForFrame: false) { client in
             for (name, uri) in [("token-missing", "/api/v1/status"), ("token-page", "/"), ("token-healthz", "/healthz")] {
                 let response = try await client.get(uri)
-                let body = name == "token-page" ? "(the page, as without a token: \(response.text == (try await Self.page())))\n" : response.text
+                let body =
+                    name == "token-page" ? "(the page, as without a token: \(response.text == (try await Self.page())))\n" : response.text
                 try Golden.check(Self.record(.get, uri, response, body: body), file: "http/\(name).txt")
             }
             let wrong = try await client.execute(uri: "/api/v1/sample", method: .get, headers: [.authorization: "Bearer nope"])
@@ -101,16 +102,19 @@ import Testing
 
     /// Frame numbers and timestamps of the live capture.
     static func maskFrame(_ text: String) -> String {
-        text.replacingOccurrences(of: #""frame":[0-9]+,"timestamp":[0-9.e-]+"#, with: #""frame":<n>,"timestamp":<t>"#, options: .regularExpression)
-            .replacingOccurrences(of: #"id: [0-9]+"#, with: "id: <n>", options: .regularExpression)
-            .replacingOccurrences(of: #"Content-Length: [0-9]+"#, with: "Content-Length: <n>", options: .regularExpression)
+        text.replacingOccurrences(
+            of: #""frame":[0-9]+,"timestamp":[0-9.e-]+"#, with: #""frame":<n>,"timestamp":<t>"#, options: .regularExpression
+        )
+        .replacingOccurrences(of: #"id: [0-9]+"#, with: "id: <n>", options: .regularExpression)
+        .replacingOccurrences(of: #"Content-Length: [0-9]+"#, with: "Content-Length: <n>", options: .regularExpression)
     }
 
     /// `key: type` for every key of a JSON value, nested keys dotted, arrays by their first element.
     static func shape(_ value: Any, path: String) -> [String] {
         switch value {
         case let object as [String: Any]:
-            return [path.isEmpty ? "{}" : "\(path): object"] + object.keys.sorted().flatMap { shape(object[$0]!, path: path.isEmpty ? $0 : "\(path).\($0)") }
+            return [path.isEmpty ? "{}" : "\(path): object"]
+                + object.keys.sorted().flatMap { shape(object[$0]!, path: path.isEmpty ? $0 : "\(path).\($0)") }
         case let array as [Any]:
             return ["\(path): array"] + (array.first.map { shape($0, path: path + "[]") } ?? [])
         case let number as NSNumber:
@@ -125,12 +129,17 @@ import Testing
     static func metricNames(_ text: String) -> String {
         var names = Set<String>()
         for line in text.split(separator: "\n") {
-            if line.hasPrefix("# TYPE") { names.insert(String(line)); continue }
+            if line.hasPrefix("# TYPE") {
+                names.insert(String(line))
+                continue
+            }
             if line.hasPrefix("#") { continue }
             let sample = line.split(separator: " ").first.map(String.init) ?? ""
             let name = sample.prefix { $0 != "{" }
-            let labels = sample.contains("{")
-                ? sample.drop { $0 != "{" }.dropFirst().dropLast().split(separator: ",").map { $0.prefix { $0 != "=" } }.joined(separator: ",")
+            let labels =
+                sample.contains("{")
+                ? sample.drop { $0 != "{" }.dropFirst().dropLast().split(separator: ",").map { $0.prefix { $0 != "=" } }.joined(
+                    separator: ",")
                 : ""
             names.insert(labels.isEmpty ? String(name) : "\(name){\(labels)}")
         }

@@ -29,22 +29,27 @@ import Testing
     @Test(arguments: [("PUT", "/api/v1/controls"), ("POST", "/api/v1/controls/lock")])
     func settingANonCameraIsAConflict(method: String, target: String) async throws {
         try await withServer(serveConfiguration(Self.small)) { client in
-            let response = method == "PUT"
+            let response =
+                method == "PUT"
                 ? try await client.put(target, body: #"{"brightness": 128}"#)
                 : try await client.post(target, body: ByteBuffer())
             #expect(response.status == .conflict)
             #expect(response.headers[.contentType] == "application/json")
-            #expect(response.text == #"{"error":"testpattern is not a camera: it has no controls to set (serve a capture device, --source \/dev\/videoN)"}"#)
+            #expect(
+                response.text
+                    == #"{"error":"testpattern is not a camera: it has no controls to set (serve a capture device, --source \/dev\/videoN)"}"#
+            )
         }
     }
 
     /// A body that is not a JSON object of names and whole numbers, booleans or strings is 400
     /// (before the source is even asked), naming the control whose value is at fault. Catches a
     /// fraction rounded into a setting, a 409 or 500 for a bad request, or the wrong key named.
-    @Test(arguments: [
-        ("not json", nil), ("[1, 2]", nil), (#"{"brightness": 1.5}"#, "brightness"),
-        (#"{"contrast": 3, "brightness": [1]}"#, "brightness"), (#"{"brightness": null}"#, "brightness"), ("", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("not json", nil), ("[1, 2]", nil), (#"{"brightness": 1.5}"#, "brightness"),
+            (#"{"contrast": 3, "brightness": [1]}"#, "brightness"), (#"{"brightness": null}"#, "brightness"), ("", nil),
+        ] as [(String, String?)])
     func malformedBodyIsBadRequest(body: String, parameter: String?) async throws {
         try await withServer(serveConfiguration(Self.small)) { client in
             let response = try await client.put("/api/v1/controls", body: body)
@@ -88,7 +93,9 @@ import Testing
     /// blames the request, or settings from the command line not reported.
     @Test func unopenableCameraIsServiceUnavailable() async throws {
         var configuration = serveConfiguration(.missingCamera)
-        configuration.source.controls = [ControlSetting(name: "brightness", value: "10"), ControlSetting(name: "exposure_auto", value: "1")]
+        configuration.source.controls = [
+            ControlSetting(name: "brightness", value: "10"), ControlSetting(name: "exposure_auto", value: "1"),
+        ]
         try await withServer(configuration, waitForFrame: false) { client in
             let responses = [
                 try await client.get("/api/v1/controls"),
@@ -97,7 +104,9 @@ import Testing
             ]
             for response in responses {
                 #expect(response.status == .serviceUnavailable, "\(response.text)")
-                #expect((response.json["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true, "\(response.text)")
+                #expect(
+                    (response.json["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true,
+                    "\(response.text)")
             }
             let status = try await client.get("/api/v1/status").json
             #expect(status["controls"] as? [String: String] == ["brightness": "10", "exposure_auto": "1"], "\(status)")
@@ -110,7 +119,11 @@ import Testing
     @Test(arguments: [false, true])
     func controlsOnANonCameraFailAtStart(lock: Bool) throws {
         var configuration = serveConfiguration(Self.small)
-        if lock { configuration.source.lock = true } else { configuration.source.controls = [ControlSetting(name: "brightness", value: "1")] }
+        if lock {
+            configuration.source.lock = true
+        } else {
+            configuration.source.controls = [ControlSetting(name: "brightness", value: "1")]
+        }
         #expect(throws: ControlError(device: nil, .notACamera("testpattern"))) { try buildApplication(configuration) }
     }
 }

@@ -23,8 +23,12 @@ import Testing
             let centre = try await client.get("/api/v1/sample?at=0.5,0.5")
             #expect(centre.status == .ok)
             #expect(centre.headers[.contentType] == "application/json")
-            #expect(centre.text.wholeMatch(of: #/\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":\[191.00,0.00,192.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":1\}\]\}/#) != nil,
-                    "\(centre.text)")
+            #expect(
+                centre.text.wholeMatch(
+                    of:
+                        #/\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":\[191.00,0.00,192.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":1\}\]\}/#
+                ) != nil,
+                "\(centre.text)")
 
             let query = Self.barPoints.map { "at=\($0)" }.joined(separator: "&") + "&radius=3"
             let bars = try await client.get("/api/v1/sample?" + query).json["samples"] as? [[String: Any]] ?? []
@@ -148,7 +152,8 @@ import Testing
             for part in parts.dropFirst().map(Array.init) {
                 let headerEnd = try #require(firstIndex(of: [13, 10, 13, 10], in: part[...]))
                 let headers = String(decoding: part[..<headerEnd], as: UTF8.self)
-                let length = try #require(headers.wholeMatch(of: /Content-Type: image\/jpeg\r\nContent-Length: (\d+)/).flatMap { Int($0.1) })
+                let length = try #require(
+                    headers.wholeMatch(of: /Content-Type: image\/jpeg\r\nContent-Length: (\d+)/).flatMap { Int($0.1) })
                 #expect(part.count == headerEnd + 4 + length + 2, "a part is its JPEG and CRLF")
                 let image = try JPEGDecoder.decode(Array(part[(headerEnd + 4)..<(headerEnd + 4 + length)]))
                 #expect((image.width, image.height) == (320, 240))
@@ -175,7 +180,10 @@ import Testing
                 let match = try #require(event.wholeMatch(of: /id: (\d+)\ndata: (\{.*\})/), "\(event)")
                 ids.append(Int(match.1)!)
                 #expect(match.2.hasPrefix(#"{"frame":\#(match.1),"#))
-                #expect(match.2.hasSuffix(##""samples":[{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1},{"x":0.0625,"y":0.25,"r":191,"g":191,"b":191,"hex":"#bfbfbf","mean":[191.00,191.00,191.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":0}]}"##), "\(match.2)")
+                #expect(
+                    match.2.hasSuffix(
+                        ##""samples":[{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1},{"x":0.0625,"y":0.25,"r":191,"g":191,"b":191,"hex":"#bfbfbf","mean":[191.00,191.00,191.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":0}]}"##
+                    ), "\(match.2)")
             }
             #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(ids)")
         }
@@ -308,7 +316,10 @@ import Testing
     @Test func badPointBodyIsExact() async throws {
         try await withServer(serveConfiguration(Self.small)) { client in
             let response = try await client.get("/api/v1/sample?at=1.5,0")
-            #expect(response.text == #"{"error":"point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner","parameter":"at"}"#)
+            #expect(
+                response.text
+                    == #"{"error":"point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner","parameter":"at"}"#
+            )
         }
     }
 
@@ -331,7 +342,9 @@ import Testing
                 let response = try await client.get(target)
                 #expect(response.status == .notFound, "\(target)")
                 #expect(response.headers[.contentType] == "application/json")
-                #expect(response.text == #"{"error":"nothing at \#(target.replacingOccurrences(of: "/", with: "\\/")): see the endpoints at \/"}"#)
+                #expect(
+                    response.text
+                        == #"{"error":"nothing at \#(target.replacingOccurrences(of: "/", with: "\\/")): see the endpoints at \/"}"#)
             }
             let post = try await client.post("/api/v1/sample", body: ByteBuffer(string: "at=0.5,0.5"))
             #expect(post.status == .methodNotAllowed)
@@ -349,7 +362,9 @@ import Testing
     @Test(arguments: ["TRACE", "QUERY"])
     func rarerMethodsOnKnownPathsAreNotAllowed(method: String) async throws {
         try await withServer(serveConfiguration(Self.small), waitForFrame: false) { client in
-            for (path, allow) in [("/", "GET"), ("/api/v1/sample", "GET"), ("/api/v1/controls", "GET, PUT"), ("/api/v1/controls/lock", "POST")] {
+            for (path, allow) in [
+                ("/", "GET"), ("/api/v1/sample", "GET"), ("/api/v1/controls", "GET, PUT"), ("/api/v1/controls/lock", "POST"),
+            ] {
                 let response = try await client.execute(uri: path, method: try #require(HTTPRequest.Method(method)))
                 #expect(response.status == .methodNotAllowed, "\(method) \(path)")
                 #expect(response.headers[.allow] == allow, "\(method) \(path)")
@@ -373,7 +388,9 @@ import Testing
                 let response = try await client.get(target)
                 #expect(response.status == .serviceUnavailable, "\(target)")
                 #expect(response.headers[.contentType] == "application/json")
-                #expect((response.json["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true, "\(response.text)")
+                #expect(
+                    (response.json["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true,
+                    "\(response.text)")
             }
             #expect(try await client.get("/metrics").text.contains("\neyedropper_source_up 0.0\n"))
         }

@@ -26,8 +26,9 @@ public enum Golden {
         }
         let expected = String(decoding: data, as: UTF8.self)
         guard expected != actual else { return }
-        throw Mismatch(description: "\(path) differs (EYEDROPPER_UPDATE_GOLDEN=1 rewrites it if the change is meant):\n"
-            + difference(expected, actual))
+        throw Mismatch(
+            description: "\(path) differs (EYEDROPPER_UPDATE_GOLDEN=1 rewrites it if the change is meant):\n"
+                + difference(expected, actual))
     }
 
     public struct Mismatch: Error, CustomStringConvertible {
@@ -36,8 +37,10 @@ public enum Golden {
 
     /// The lines that differ, as `-golden` / `+actual` pairs with their line numbers (at most 20).
     static func difference(_ expected: String, _ actual: String) -> String {
-        let (old, new) = (expected.split(separator: "\n", omittingEmptySubsequences: false),
-                          actual.split(separator: "\n", omittingEmptySubsequences: false))
+        let (old, new) = (
+            expected.split(separator: "\n", omittingEmptySubsequences: false),
+            actual.split(separator: "\n", omittingEmptySubsequences: false)
+        )
         var lines: [String] = []
         for index in 0..<max(old.count, new.count) where lines.count < 40 {
             let (a, b) = (index < old.count ? String(old[index]) : nil, index < new.count ? String(new[index]) : nil)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Memory with an inaccessible page right before and right after it, so a kernel that reads or
@@ -21,7 +21,7 @@ public final class GuardedBuffer {
         let dataPages = (count + page - 1) / page
         mappingSize = (dataPages + 2) * page
         guard let map = mmap(nil, mappingSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              map != MAP_FAILED
+            map != MAP_FAILED
         else { fatalError("mmap of \(mappingSize) bytes failed") }
         mapping = map
         precondition(mprotect(map, page, PROT_NONE) == 0)

@@ -12,7 +12,8 @@ public struct GuardedFrame {
         var random = TestRandom(seed: seed)
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         var buffers: [GuardedBuffer] = [], strides: [Int] = []
-        let shapes = layout.isSemiPlanar
+        let shapes =
+            layout.isSemiPlanar
             ? [(width, height), (2 * chromaWidth, chromaHeight)]
             : [(width, height), (chromaWidth, chromaHeight), (chromaWidth, chromaHeight)]
         for (rowBytes, rows) in shapes {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Eyedropper
 import EyedropperCalibration
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A camera that is not colorimetric: its own primaries (a 3 x 3 of XYZ with cross-talk), white
 /// balance off by 15% in red and blue, a tone curve that is a power 1/1.9 over a 2% pedestal, not
@@ -49,7 +50,9 @@ public struct SimulatedCamera {
 /// limited range with ±2 levels of noise per pixel. Returns the corner patch centres in the
 /// order `calibrate --corner` takes them: patches 1, 6, 24, 19.
 @discardableResult
-public func writeChartY4M(path: String, camera: SimulatedCamera, width: Int = 640, height: Int = 480, frames: Int = 3) throws -> [SamplePoint] {
+public func writeChartY4M(path: String, camera: SimulatedCamera, width: Int = 640, height: Int = 480, frames: Int = 3) throws
+    -> [SamplePoint]
+{
     let values = ChartReference.colorChecker2014.lab.map { camera.camera(CIEXYZ($0, white: .d50)) * 255 }
     let pitch = Double(width) * 0.7 / 6
     let left = Double(width) * 0.15, top = Double(height) / 2 - 2 * pitch
@@ -80,9 +83,11 @@ public func writeChartY4M(path: String, camera: SimulatedCamera, width: Int = 64
         }
         frameBytes.append(luma + cb.map { UInt8($0.rounded()) } + cr.map { UInt8($0.rounded()) })
     }
-    try ScratchDirectory.write(y4mBytes(header: "YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED\n", frames: frameBytes), to: path)
+    try ScratchDirectory.write(
+        y4mBytes(header: "YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED\n", frames: frameBytes), to: path)
     func center(_ column: Int, _ row: Int) -> SamplePoint {
-        try! SamplePoint(x: (left + (Double(column) + 0.5) * pitch) / Double(width), y: (top + (Double(row) + 0.5) * pitch) / Double(height))
+        try! SamplePoint(
+            x: (left + (Double(column) + 0.5) * pitch) / Double(width), y: (top + (Double(row) + 0.5) * pitch) / Double(height))
     }
     return [center(0, 0), center(5, 0), center(5, 3), center(0, 3)]
 }

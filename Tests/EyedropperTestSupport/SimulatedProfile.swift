@@ -1,6 +1,6 @@
 import Eyedropper
-import Foundation
 import EyedropperCalibration
+import Foundation
 
 /// A camera profile fitted in process to `SimulatedCamera`'s readings of the ColorChecker, said to
 /// be made from frames of `colorimetry` and size: for tests that need a real profile without

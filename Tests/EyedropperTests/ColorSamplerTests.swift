@@ -46,7 +46,8 @@ private func exactPatch(
         for (x, y) in [(-0.01, 0.5), (0.5, 1.0001), (.nan, 0.5), (0.5, .infinity), (-.infinity, 0)] {
             #expect(throws: SamplingError.self) { try SamplePoint(x: x, y: y) }
         }
-        #expect(SamplingError.pointOutside(x: 1.5, y: 0).description
+        #expect(
+            SamplingError.pointOutside(x: 1.5, y: 0).description
                 == "point 1.5,0.0 is outside the frame: both coordinates must be within 0...1, (0, 0) the top-left corner")
     }
 
@@ -70,7 +71,8 @@ private func exactPatch(
     func bothPathsAgreeAndMatchTheExactFormula(layout: PixelLayout, radius: Int) throws {
         for colorimetry in Colorimetry.all {
             for (width, height) in [(37, 23), (64, 48), (1, 1)] {
-                let source = GuardedFrame(layout: layout, width: width, height: height, padding: 3, placement: .flushEnd, seed: UInt64(width + radius))
+                let source = GuardedFrame(
+                    layout: layout, width: width, height: height, padding: 3, placement: .flushEnd, seed: UInt64(width + radius))
                 let sampler = ColorSampler(colorimetry: colorimetry)
                 var direct: [ColorSample] = [], full: [ColorSample] = []
                 try source.withFrame { frame in
@@ -79,7 +81,9 @@ private func exactPatch(
                     #expect(direct == full, "\(layout) \(colorimetry) \(width)x\(height) r\(radius)")
                     for sample in direct {
                         let exact = exactPatch(frame, colorimetry, sample.point, radius: radius)
-                        let error = [Int(sample.color.r) - Int(exact.r), Int(sample.color.g) - Int(exact.g), Int(sample.color.b) - Int(exact.b)]
+                        let error = [
+                            Int(sample.color.r) - Int(exact.r), Int(sample.color.g) - Int(exact.g), Int(sample.color.b) - Int(exact.b),
+                        ]
                         #expect(error.allSatisfy { abs($0) <= 1 }, "\(sample.point) \(colorimetry): \(sample.color) vs exact \(exact)")
                     }
                 }
@@ -139,7 +143,9 @@ private func exactPatch(
                             let expected = points.map { exactPatch(frame, pattern.colorimetry, $0, radius: round % 3) }
                             if samples.count != expected.count { wrong.append("round \(round): \(samples.count) samples") }
                             for (got, want) in zip(samples.map(\.color), expected)
-                            where abs(Int(got.r) - Int(want.r)) > 1 || abs(Int(got.g) - Int(want.g)) > 1 || abs(Int(got.b) - Int(want.b)) > 1 {
+                            where abs(Int(got.r) - Int(want.r)) > 1 || abs(Int(got.g) - Int(want.g)) > 1
+                                || abs(Int(got.b) - Int(want.b)) > 1
+                            {
                                 wrong.append("round \(round): \(got) for \(want)")
                             }
                             checked += samples.count

@@ -5,12 +5,18 @@ import Testing
     @Test func coefficientTablesMatchTheirDerivation() {
         // The numbers the C kernels were verified with (see CEyedropperKernels.h).
         let bt601Limited = FixedPointCoefficients(.bt601Limited)
-        #expect([Int(bt601Limited.y), Int(bt601Limited.crToR), Int(bt601Limited.cbToB),
-                 Int(bt601Limited.cbToG), Int(bt601Limited.crToG), Int(bt601Limited.bias)]
+        #expect(
+            [
+                Int(bt601Limited.y), Int(bt601Limited.crToR), Int(bt601Limited.cbToB),
+                Int(bt601Limited.cbToG), Int(bt601Limited.crToG), Int(bt601Limited.bias),
+            ]
                 == [9502, 13075, 16525, -3209, -6660, -580])
         let bt709Full = FixedPointCoefficients(.bt709Full)
-        #expect([Int(bt709Full.y), Int(bt709Full.crToR), Int(bt709Full.cbToB),
-                 Int(bt709Full.cbToG), Int(bt709Full.crToG), Int(bt709Full.bias)]
+        #expect(
+            [
+                Int(bt709Full.y), Int(bt709Full.crToR), Int(bt709Full.cbToB),
+                Int(bt709Full.cbToG), Int(bt709Full.crToG), Int(bt709Full.bias),
+            ]
                 == [8160, 12901, 15201, -1535, -3835, 17])
     }
 

@@ -26,7 +26,9 @@ import Testing
         }
         // Said, not passed in silence (KernelEquivalenceTests reports them as skipped tests).
         let notRun = ConversionKernel.allCases.filter { !$0.isSupported }.map(\.rawValue)
-        if !notRun.isEmpty { print("\(colorimetry): skipped on this CPU, which cannot run them: \(notRun.joined(separator: ", ")) kernels") }
+        if !notRun.isEmpty {
+            print("\(colorimetry): skipped on this CPU, which cannot run them: \(notRun.joined(separator: ", ")) kernels")
+        }
 
         // Histogram of (output - exact) over every channel, and the inputs seen.
         var histogram = [Int](repeating: 0, count: 511)

@@ -28,7 +28,9 @@ import Testing
 
     @Test func zeroOrNegativeSizeIsRefused() {
         #expect(throws: FrameGeometryError.nonPositiveSize(width: 0, height: 48)) { try frame(width: 0) }
-        #expect(throws: FrameGeometryError.nonPositiveSize(width: 64, height: -2)) { try frame(height: -2, strides: [64, 32, 32], sizes: [64, 32, 32]) }
+        #expect(throws: FrameGeometryError.nonPositiveSize(width: 64, height: -2)) {
+            try frame(height: -2, strides: [64, 32, 32], sizes: [64, 32, 32])
+        }
     }
 
     @Test func shortStrideNamesThePlane() {

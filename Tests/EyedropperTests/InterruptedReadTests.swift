@@ -2,8 +2,9 @@ import Eyedropper
 import EyedropperTestSupport
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Signals the handler has seen: proof the reader was signalled, so the test cannot pass vacuously.

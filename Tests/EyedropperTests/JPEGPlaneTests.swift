@@ -19,9 +19,11 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
         func pack(_ base: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ stride: Int) -> [UInt8] {
             (0..<height).flatMap { row in UnsafeBufferPointer(start: base + row * stride, count: width) }
         }
-        return (pack(planes.luma, planes.width, planes.height, planes.lumaStride),
-                pack(planes.cb, chromaWidth, chromaHeight, planes.chromaStride),
-                pack(planes.cr, chromaWidth, chromaHeight, planes.chromaStride))
+        return (
+            pack(planes.luma, planes.width, planes.height, planes.lumaStride),
+            pack(planes.cb, chromaWidth, chromaHeight, planes.chromaStride),
+            pack(planes.cr, chromaWidth, chromaHeight, planes.chromaStride)
+        )
     }
 }
 
@@ -78,7 +80,8 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
         for (name, histogram) in zip(["Y'", "Cb'", "Cr'"], histograms) {
             let counts = histogram.enumerated().filter { $0.element > 0 }.map { "\($0.offset - 255): \($0.element)" }
             let exactShare = (Double(histogram[255]) / Double(histogram.reduce(0, +)) * 10000).rounded() / 100
-            print("\(colorimetry) -> JPEG \(name): error histogram (levels: samples) \(counts.joined(separator: ", ")); \(exactShare)% exact")
+            print(
+                "\(colorimetry) -> JPEG \(name): error histogram (levels: samples) \(counts.joined(separator: ", ")); \(exactShare)% exact")
         }
         #expect(worst <= 1, "\(colorimetry): an output is \(worst) levels off the exact map")
     }
@@ -87,8 +90,9 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
     /// odd heights, padded and packed strides, every layout, sources flush against a guard page at
     /// either end; and the scalar kernel's every pixel is within a level of the exact map of its
     /// own luma and its block's co-sited chroma sample.
-    @Test(.enabled(if: JPEGRemapKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 remap kernel is not tested here"),
-          arguments: PixelLayout.allCases)
+    @Test(
+        .enabled(if: JPEGRemapKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 remap kernel is not tested here"),
+        arguments: PixelLayout.allCases)
     func avx2KernelMatchesScalarBitForBit(layout: PixelLayout) throws {
         let scalar = JPEGPlaneBuffer(kernel: .scalar), avx2 = JPEGPlaneBuffer(kernel: .avx2)
         for colorimetry in [Colorimetry.bt601Limited, .bt709Full, Colorimetry(matrix: .bt2020, range: .limited)] {
@@ -104,8 +108,9 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
                         }
                     }
                     let expected = packedPlanes(scalar), actual = packedPlanes(avx2)
-                    #expect(actual.y == expected.y && actual.cb == expected.cb && actual.cr == expected.cr,
-                            "\(layout), \(width)x\(height), padding \(padding), \(colorimetry)")
+                    #expect(
+                        actual.y == expected.y && actual.cb == expected.cb && actual.cr == expected.cr,
+                        "\(layout), \(width)x\(height), padding \(padding), \(colorimetry)")
                     var worst = 0
                     try source.withFrame { frame in
                         for y in 0..<height {

@@ -12,14 +12,16 @@ import Testing
         try expectScalarBytes(from: .simd, layout: layout, format: format)
     }
 
-    @Test(.enabled(if: ConversionKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 kernel is not tested here"),
-          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    @Test(
+        .enabled(if: ConversionKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 kernel is not tested here"),
+        arguments: PixelLayout.allCases, RGBLayout.allCases)
     func avx2KernelMatchesScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .avx2, layout: layout, format: format)
     }
 
-    @Test(.enabled(if: ConversionKernel.avx512.isSupported, "this CPU lacks AVX-512 BW or VBMI: the avx512 kernel is not tested here"),
-          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    @Test(
+        .enabled(if: ConversionKernel.avx512.isSupported, "this CPU lacks AVX-512 BW or VBMI: the avx512 kernel is not tested here"),
+        arguments: PixelLayout.allCases, RGBLayout.allCases)
     func avx512KernelMatchesScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .avx512, layout: layout, format: format)
     }
@@ -28,14 +30,18 @@ import Testing
     /// 64-byte aligned (a page-aligned start, strides padded to 64), where the kernels stream, and
     /// rows that end against the trailing guard page, whose start is mostly not aligned, where they
     /// must not stream (a streamed store to an unaligned address faults) but store through the cache.
-    @Test(.enabled(if: ConversionKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 kernel's streamed stores are not tested here"),
-          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    @Test(
+        .enabled(if: ConversionKernel.avx2.isSupported, "this CPU lacks AVX2: the avx2 kernel's streamed stores are not tested here"),
+        arguments: PixelLayout.allCases, RGBLayout.allCases)
     func avx2StreamedStoresMatchScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .avx2, layout: layout, format: format, streamed: true)
     }
 
-    @Test(.enabled(if: ConversionKernel.avx512.isSupported, "this CPU lacks AVX-512 BW or VBMI: the avx512 kernel's streamed stores are not tested here"),
-          arguments: PixelLayout.allCases, RGBLayout.allCases)
+    @Test(
+        .enabled(
+            if: ConversionKernel.avx512.isSupported,
+            "this CPU lacks AVX-512 BW or VBMI: the avx512 kernel's streamed stores are not tested here"),
+        arguments: PixelLayout.allCases, RGBLayout.allCases)
     func avx512StreamedStoresMatchScalarBitForBit(layout: PixelLayout, format: RGBLayout) throws {
         try expectScalarBytes(from: .avx512, layout: layout, format: format, streamed: true)
     }
@@ -49,7 +55,8 @@ import Testing
             converter.streamsAtAnySize = streamed
             for width in 1...130 {
                 let toAligned = (64 - width * format.bytesPerPixel % 64) % 64
-                let shapes: [(Int, Int, GuardedBuffer.Placement)] = streamed
+                let shapes: [(Int, Int, GuardedBuffer.Placement)] =
+                    streamed
                     ? [(2, toAligned, .flushStart), (5, toAligned, .flushStart), (4, toAligned, .flushEnd)]
                     : [(1, 0, .flushEnd), (3, 5, .flushStart), (5, 1, .flushEnd)]
                 for (height, padding, placement) in shapes {

@@ -59,13 +59,14 @@ import Testing
         #expect(image.pixel(x: 1, y: 0) == RGB8(r: 10, g: 20, b: 30))
     }
 
-    @Test(arguments: [
-        (Array("P3\n1 1\n255\n0 0 0\n".utf8), "not a binary PPM"),
-        (Array("P6\n1 1\n65535\n".utf8) + [0, 0, 0, 0, 0, 0], "maximum value 65535 is not 255"),
-        (Array("P6\n2 2\n255\n".utf8) + [1, 2, 3], "3 bytes of pixels where a 2x2 image has 12"),
-        (Array("P6\n0 2\n255\n".utf8), "the header's width is missing, zero or too large"),
-        (Array("P6\n2".utf8), "the header's width is missing, zero or too large"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            (Array("P3\n1 1\n255\n0 0 0\n".utf8), "not a binary PPM"),
+            (Array("P6\n1 1\n65535\n".utf8) + [0, 0, 0, 0, 0, 0], "maximum value 65535 is not 255"),
+            (Array("P6\n2 2\n255\n".utf8) + [1, 2, 3], "3 bytes of pixels where a 2x2 image has 12"),
+            (Array("P6\n0 2\n255\n".utf8), "the header's width is missing, zero or too large"),
+            (Array("P6\n2".utf8), "the header's width is missing, zero or too large"),
+        ] as [([UInt8], String)])
     func damagedImageIsAnErrorNamingTheFile(bytes: [UInt8], message: String) throws {
         let directory = try ScratchDirectory()
         let path = directory.file("bad.ppm")

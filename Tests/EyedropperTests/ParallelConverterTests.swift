@@ -15,7 +15,8 @@ import Testing
             #expect(width * height >= ParallelConverter.minimumSharedPixels, "\(width)x\(height) would not wake the helpers")
         }
         for (width, height) in sizes {
-            let source = GuardedFrame(layout: .nv12, width: width, height: height, padding: 3, placement: .flushEnd, seed: UInt64(width ^ height))
+            let source = GuardedFrame(
+                layout: .nv12, width: width, height: height, padding: 3, placement: .flushEnd, seed: UInt64(width ^ height))
             let single = try convertGuarded(source, converter: parallel.converter, format: .rgba, padding: 0, placement: .flushEnd)
             let output = GuardedBuffer(count: width * height * 4, placement: .flushEnd)
             for round in 0..<3 {

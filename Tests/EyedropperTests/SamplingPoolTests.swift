@@ -24,16 +24,19 @@ private func expectedGrey(_ index: Int) -> RGB8 {
         let points = [SamplePoint.center, try SamplePoint(x: 0, y: 1)]
         let pool = try SamplingPool(workers: workers, points: points, radius: 1)
         var next = 0, delivered: [Int] = []
-        try pool.run(layout: .nv12, width: 320, height: 240, colorimetry: .bt601Limited, fill: { buffer in
-            guard next < 60 else { return false }
-            fillGrey(buffer, index: next)
-            next += 1
-            return true
-        }, deliver: { frame, samples in
-            delivered.append(frame)
-            #expect(samples.map(\.color) == [expectedGrey(frame), expectedGrey(frame)], "frame \(frame)")
-            #expect(samples.map(\.point) == points)
-        })
+        try pool.run(
+            layout: .nv12, width: 320, height: 240, colorimetry: .bt601Limited,
+            fill: { buffer in
+                guard next < 60 else { return false }
+                fillGrey(buffer, index: next)
+                next += 1
+                return true
+            },
+            deliver: { frame, samples in
+                delivered.append(frame)
+                #expect(samples.map(\.color) == [expectedGrey(frame), expectedGrey(frame)], "frame \(frame)")
+                #expect(samples.map(\.point) == points)
+            })
         #expect(delivered == Array(0..<60))
     }
 
@@ -41,15 +44,18 @@ private func expectedGrey(_ index: Int) -> RGB8 {
         let pool = try SamplingPool(workers: 2, points: [.center])
         var next = 0, delivered: [Int] = []
         #expect(throws: Stop()) {
-            try pool.run(layout: .i420, width: 64, height: 48, colorimetry: .bt601Limited, fill: { buffer in
-                if next == 5 { throw Stop() }
-                fillGrey(buffer, index: next)
-                next += 1
-                return true
-            }, deliver: { frame, samples in
-                delivered.append(frame)
-                #expect(samples.map(\.color) == [expectedGrey(frame)], "frame \(frame)")
-            })
+            try pool.run(
+                layout: .i420, width: 64, height: 48, colorimetry: .bt601Limited,
+                fill: { buffer in
+                    if next == 5 { throw Stop() }
+                    fillGrey(buffer, index: next)
+                    next += 1
+                    return true
+                },
+                deliver: { frame, samples in
+                    delivered.append(frame)
+                    #expect(samples.map(\.color) == [expectedGrey(frame)], "frame \(frame)")
+                })
         }
         // The sixth fill needs a free slot and the pool has four (two per worker), so at least
         // frames 0 and 1 were delivered before it failed; the others may or may not have been,
@@ -62,14 +68,17 @@ private func expectedGrey(_ index: Int) -> RGB8 {
         let pool = try SamplingPool(workers: 2, points: [.center])
         var next = 0, delivered: [Int] = []
         #expect(throws: Stop()) {
-            try pool.run(layout: .i420, width: 64, height: 48, colorimetry: .bt601Limited, fill: { buffer in
-                fillGrey(buffer, index: next)
-                next += 1
-                return true
-            }, deliver: { frame, _ in
-                delivered.append(frame)
-                if frame == 3 { throw Stop() }
-            })
+            try pool.run(
+                layout: .i420, width: 64, height: 48, colorimetry: .bt601Limited,
+                fill: { buffer in
+                    fillGrey(buffer, index: next)
+                    next += 1
+                    return true
+                },
+                deliver: { frame, _ in
+                    delivered.append(frame)
+                    if frame == 3 { throw Stop() }
+                })
         }
         #expect(delivered == [0, 1, 2, 3])
     }

@@ -186,7 +186,8 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
     @Test func framesCarryTheStreamColorimetryAndMayHaveParameters() throws {
         let directory = try ScratchDirectory()
         let path = directory.file("params.y4m")
-        let bytes = Array("YUV4MPEG2 W4 H2 F30000:1001 XCOLORRANGE=FULL\n".utf8)
+        let bytes =
+            Array("YUV4MPEG2 W4 H2 F30000:1001 XCOLORRANGE=FULL\n".utf8)
             + Array("FRAME Ip XFOO=1\n".utf8) + tinyFrame(1) + Array("FRAME\n".utf8) + tinyFrame(100)
         try ScratchDirectory.write(bytes, to: path)
         let reader = try Y4MReader(path: path)
@@ -211,7 +212,8 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
             try reader.readFrame { _ in Issue.record("a partial frame was passed on") }
         }
         #expect(error.frame == 1)
-        #expect(error.description == "\(path): frame 1: truncated: 6 of 12 bytes: the file ends inside this frame "
+        #expect(
+            error.description == "\(path): frame 1: truncated: 6 of 12 bytes: the file ends inside this frame "
                 + "(cut short, or still being written); frames before it are whole")
         #expect(reader.framesRead == 1)
         // The reader stays failed rather than reading on from the middle of a frame.
@@ -261,24 +263,27 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
         #expect(error.description.hasPrefix("\(path): frame 0: expected 'FRAME' but found 'f'"))
     }
 
-    @Test(arguments: [
-        ("no signature", Array("YUV4MPEG W4 H2\n".utf8), "not a YUV4MPEG2 file"),
-        ("signature run on", Array("YUV4MPEG2W4 H2\n".utf8), "not a YUV4MPEG2 file"),
-        ("garbage", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], "not a YUV4MPEG2 file: it starts '\\x89PNG"),
-        ("empty", [], "the file is empty"),
-        ("W0", Array("YUV4MPEG2 W0 H2\n".utf8), "width 'W0' is not a whole number from 1 to 16384"),
-        ("negative", Array("YUV4MPEG2 W-4 H2\n".utf8), "width 'W-4'"),
-        ("not a number", Array("YUV4MPEG2 Wabc H2\n".utf8), "width 'Wabc'"),
-        ("absurd", Array("YUV4MPEG2 W4 H16385\n".utf8), "height 'H16385' is not a whole number from 1 to 16384"),
-        ("missing H", Array("YUV4MPEG2 W4 F25:1\n".utf8), "no height"),
-        ("missing W", Array("YUV4MPEG2 H4\n".utf8), "no width"),
-        ("bad rate", Array("YUV4MPEG2 W4 H2 F25\n".utf8), "frame rate 'F25'"),
-        ("bad interlacing", Array("YUV4MPEG2 W4 H2 Ix\n".utf8), "interlacing 'Ix'"),
-        ("bad range", Array("YUV4MPEG2 W4 H2 XCOLORRANGE=PC\n".utf8), "'XCOLORRANGE=PC'"),
-        ("cut header", Array("YUV4MPEG2 W4 H2".utf8), "the file ends inside the header, after 15 bytes"),
-        ("endless header", Array(("YUV4MPEG2 W4 H2 X" + String(repeating: "a", count: 5000) + "\n").utf8),
-         "no end of line within the first 4096 bytes"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        arguments: [
+            ("no signature", Array("YUV4MPEG W4 H2\n".utf8), "not a YUV4MPEG2 file"),
+            ("signature run on", Array("YUV4MPEG2W4 H2\n".utf8), "not a YUV4MPEG2 file"),
+            ("garbage", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], "not a YUV4MPEG2 file: it starts '\\x89PNG"),
+            ("empty", [], "the file is empty"),
+            ("W0", Array("YUV4MPEG2 W0 H2\n".utf8), "width 'W0' is not a whole number from 1 to 16384"),
+            ("negative", Array("YUV4MPEG2 W-4 H2\n".utf8), "width 'W-4'"),
+            ("not a number", Array("YUV4MPEG2 Wabc H2\n".utf8), "width 'Wabc'"),
+            ("absurd", Array("YUV4MPEG2 W4 H16385\n".utf8), "height 'H16385' is not a whole number from 1 to 16384"),
+            ("missing H", Array("YUV4MPEG2 W4 F25:1\n".utf8), "no height"),
+            ("missing W", Array("YUV4MPEG2 H4\n".utf8), "no width"),
+            ("bad rate", Array("YUV4MPEG2 W4 H2 F25\n".utf8), "frame rate 'F25'"),
+            ("bad interlacing", Array("YUV4MPEG2 W4 H2 Ix\n".utf8), "interlacing 'Ix'"),
+            ("bad range", Array("YUV4MPEG2 W4 H2 XCOLORRANGE=PC\n".utf8), "'XCOLORRANGE=PC'"),
+            ("cut header", Array("YUV4MPEG2 W4 H2".utf8), "the file ends inside the header, after 15 bytes"),
+            (
+                "endless header", Array(("YUV4MPEG2 W4 H2 X" + String(repeating: "a", count: 5000) + "\n").utf8),
+                "no end of line within the first 4096 bytes"
+            ),
+        ] as [(String, [UInt8], String)])
     func badHeaderIsAnErrorNamingTheFile(name: String, bytes: [UInt8], message: String) throws {
         let directory = try ScratchDirectory()
         let path = directory.file("bad header.y4m")

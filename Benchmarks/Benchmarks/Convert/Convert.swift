@@ -233,11 +233,12 @@ struct LibYUV {
     /// 2.112 (135), so strong blues come out up to 15 levels short on the random frame. A swapped
     /// plane or channel would be off by a hundred levels or more.
     static func bt709(format: RGBLayout) -> LibYUV {
-        var function = switch format {
-        case .rgba: planar("H420ToABGR", .rgba, H420ToABGR)
-        case .rgb24: planar("H420ToRAW", .rgb24, H420ToRAW)
-        case .bgra: planar("H420ToARGB", .bgra, H420ToARGB)
-        }
+        var function =
+            switch format {
+            case .rgba: planar("H420ToABGR", .rgba, H420ToABGR)
+            case .rgb24: planar("H420ToRAW", .rgb24, H420ToRAW)
+            case .bgra: planar("H420ToARGB", .bgra, H420ToARGB)
+            }
         function.tolerance = 16
         return function
     }

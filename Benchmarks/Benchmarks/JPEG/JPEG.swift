@@ -154,21 +154,23 @@ final class JPEGFixture {
 
 /// libyuv's I420 -> RGB24 (bytes R, G, B: libyuv's RAW) for a colorimetry, into a buffer made once.
 final class LibYUVToRGB {
-    typealias Function = @convention(c) (
-        UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32,
-        UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32
-    ) -> Int32
+    typealias Function =
+        @convention(c) (
+            UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32,
+            UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32
+        ) -> Int32
     let rgb: UnsafeMutableRawBufferPointer
     let function: Function
 
     init(width: Int, height: Int, colorimetry: Colorimetry) {
         rgb = .allocate(byteCount: width * height * 3, alignment: 64)
-        function = switch colorimetry {
-        case .bt601Limited: I420ToRAW
-        case .bt709Limited: H420ToRAW
-        case .bt601Full: J420ToRAW
-        default: fatalError("libyuv has no I420 -> RAW function for \(colorimetry)")
-        }
+        function =
+            switch colorimetry {
+            case .bt601Limited: I420ToRAW
+            case .bt709Limited: H420ToRAW
+            case .bt601Full: J420ToRAW
+            default: fatalError("libyuv has no I420 -> RAW function for \(colorimetry)")
+            }
     }
 
     deinit { rgb.deallocate() }

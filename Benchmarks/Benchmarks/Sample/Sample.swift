@@ -49,16 +49,19 @@ let benchmarks: @Sendable () -> Void = {
 func sample(
     width: Int, height: Int, points count: Int, radius: Int = 0, average: Int? = nil, calibrated: Bool = false, path: ColorSampler.Path
 ) {
-    let pathName = switch path {
-    case .direct: "direct"
-    case .fullFrame: "full-frame"
-    case .automatic: "automatic"
-    }
-    let pointsName = "\(count)-points" + (radius == 0 ? "" : "-radius-\(radius)") + (average.map { "-average-\($0)" } ?? "")
+    let pathName =
+        switch path {
+        case .direct: "direct"
+        case .fullFrame: "full-frame"
+        case .automatic: "automatic"
+        }
+    let pointsName =
+        "\(count)-points" + (radius == 0 ? "" : "-radius-\(radius)") + (average.map { "-average-\($0)" } ?? "")
         + (calibrated ? "-profile-target" : "")
     let name = ["Sample", "\(width)x\(height)", pointsName, pathName].joined(separator: "_")
     // The full-frame path converts ~2 M pixels per frame: one frame per iteration is measurable.
-    let configuration = path == .fullFrame || average != nil
+    let configuration =
+        path == .fullFrame || average != nil
         ? Benchmark.Configuration(timeUnits: .microseconds, scalingFactor: .one)
         : Benchmark.Configuration(timeUnits: .nanoseconds, scalingFactor: .kilo)
     let framesPerIteration = average ?? 1
@@ -118,10 +121,14 @@ let benchmarkProfile: (profile: CameraProfile, target: ColorTarget) = {
     do {
         let calibration = try Calibration(readings: readings, model: .rootPolynomial)
         let geometry = try ChartGeometry(
-            corners: [try SamplePoint(x: 0.1, y: 0.1), try SamplePoint(x: 0.9, y: 0.1), try SamplePoint(x: 0.9, y: 0.9), try SamplePoint(x: 0.1, y: 0.9)],
+            corners: [
+                try SamplePoint(x: 0.1, y: 0.1), try SamplePoint(x: 0.9, y: 0.1), try SamplePoint(x: 0.9, y: 0.9),
+                try SamplePoint(x: 0.1, y: 0.9),
+            ],
             width: 1920, height: 1080)
         let report = CalibrationReport(calibration, geometry: geometry, radius: 2, frames: 1, modelAsked: true)
-        let profile = CameraProfile(calibration: calibration, report: report, colorimetry: .bt709Limited, width: 1920, height: 1080, controls: [:])
+        let profile = CameraProfile(
+            calibration: calibration, report: report, colorimetry: .bt709Limited, width: 1920, height: 1080, controls: [:])
         return (profile, ColorTarget(lab: CIELab(l: 50, a: 0, b: 0)))
     } catch {
         fatalError("cannot make the benchmark's profile: \(error)")

@@ -1,7 +1,7 @@
 import Eyedropper
-import FuzzSupport
 import EyedropperCalibration
 import EyedropperPipeline
+import FuzzSupport
 
 /// Patch means a camera gives: black, white, grey, each primary and a skin tone.
 let means: [RGB8] = [
@@ -35,8 +35,9 @@ func fuzzProfile(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         profile.calibrate(samples, target: target, into: &calibrated)
         for sample in calibrated {
             let xyz = sample.color.xyz
-            invariant([xyz.x, xyz.y, xyz.z].allSatisfy { abs($0) <= CameraProfile.maximumXYZ },
-                      "a loaded profile made XYZ \(xyz), past \(CameraProfile.maximumXYZ)")
+            invariant(
+                [xyz.x, xyz.y, xyz.z].allSatisfy { abs($0) <= CameraProfile.maximumXYZ },
+                "a loaded profile made XYZ \(xyz), past \(CameraProfile.maximumXYZ)")
         }
         _ = SampleJSON.object(
             frame: 0, timestamp: 0, colorimetry: profile.colorimetry, samples: samples, calibrated: calibrated)

@@ -1,6 +1,7 @@
 import FuzzSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 exit(runFuzzer(fuzzProfile))

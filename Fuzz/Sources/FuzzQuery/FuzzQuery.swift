@@ -1,7 +1,7 @@
 import Eyedropper
-import FuzzSupport
 import EyedropperPipeline
 import EyedropperServer
+import FuzzSupport
 
 /// Two frames the parsed points are sampled on: one pixel, and an odd size with distinct pixels.
 let frames: [(width: Int, height: Int, bytes: [UInt8])] = [(1, 1), (7, 5)].map { size in
@@ -44,8 +44,9 @@ func fuzzQuery(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let side = 2 * (radius ?? 0) + 1
         for sample in samples {
             let n = sample.statistics.count
-            invariant(n >= 1 && n <= min(frame.width, side) * min(frame.height, side),
-                      "\(n) pixels in a patch of radius \(radius ?? 0) on \(frame.width)x\(frame.height)")
+            invariant(
+                n >= 1 && n <= min(frame.width, side) * min(frame.height, side),
+                "\(n) pixels in a patch of radius \(radius ?? 0) on \(frame.width)x\(frame.height)")
         }
         _ = SampleJSON.object(frame: 0, timestamp: 0, colorimetry: Colorimetry(matrix: .bt709, range: .limited), samples: samples)
     }

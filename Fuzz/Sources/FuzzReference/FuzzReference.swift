@@ -1,6 +1,6 @@
 import Eyedropper
-import FuzzSupport
 import EyedropperCalibration
+import FuzzSupport
 
 /// The input as `calibrate --reference FILE`: decoded as the command decodes it, then what the
 /// command computes from each patch before and after the fit: its sRGB swatch (`--picture`) and

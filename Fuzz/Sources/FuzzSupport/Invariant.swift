@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Stops the run as a crash when `condition` is false, so libFuzzer saves the input and reports

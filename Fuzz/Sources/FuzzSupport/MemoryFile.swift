@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The input as a real file a reader opens by path: a file in /dev/shm, unlinked at once and

@@ -10,10 +10,14 @@ let largestFrameRead = 1 << 22
 /// then frame after frame until the end or an error.
 func fuzzY4M(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzInput(data, count)
-    let headerLine = bytes.prefix(Y4MHeader.maximumLength).split(separator: UInt8(ascii: "\n"), maxSplits: 1,
-                                                                   omittingEmptySubsequences: false).first ?? []
+    let headerLine =
+        bytes.prefix(Y4MHeader.maximumLength).split(
+            separator: UInt8(ascii: "\n"), maxSplits: 1,
+            omittingEmptySubsequences: false
+        ).first ?? []
     if let header = try? Y4MHeader(parsing: headerLine + [UInt8(ascii: "\n")], path: "header"),
-       header.frameByteCount > largestFrameRead {
+        header.frameByteCount > largestFrameRead
+    {
         return 0
     }
     let file = MemoryFile(bytes)
@@ -31,8 +35,9 @@ func fuzzY4M(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     while true {
         do {
             let result = try reader.readFrame { frame in
-                invariant(frame.width == header.width && frame.height == header.height,
-                          "frame \(frame.width)x\(frame.height) in a \(header.width)x\(header.height) stream")
+                invariant(
+                    frame.width == header.width && frame.height == header.height,
+                    "frame \(frame.width)x\(frame.height) in a \(header.width)x\(header.height) stream")
             }
             if result == .endOfStream { break }
         } catch let error as Y4MError {
@@ -52,8 +57,9 @@ func fuzzY4M(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     // Whole frames only: each took at least its FRAME line and its bytes.
-    invariant(reader.framesRead * (header.frameByteCount + 6) <= bytes.count,
-              "\(reader.framesRead) frames of \(header.frameByteCount) bytes from \(bytes.count) bytes")
+    invariant(
+        reader.framesRead * (header.frameByteCount + 6) <= bytes.count,
+        "\(reader.framesRead) frames of \(header.frameByteCount) bytes from \(bytes.count) bytes")
     return 0
 }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// sRGB (IEC 61966-2-1). Here its transfer function, which an RGB colour's L*a*b* needs; the

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A started thread, joined once.
@@ -15,10 +15,12 @@ package struct Thread {
             init(_ body: @escaping @Sendable () -> Void) { self.body = body }
         }
         var handle = pthread_t()
-        let status = pthread_create(&handle, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, Unmanaged.passRetained(Box(body)).toOpaque())
+        let status = pthread_create(
+            &handle, nil,
+            { context in
+                Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, Unmanaged.passRetained(Box(body)).toOpaque())
         precondition(status == 0, "cannot start a worker thread: \(String(cString: strerror(status)))")
         self.handle = handle
     }

@@ -27,8 +27,8 @@ enum CPUCache {
     }
 }
 
-private extension String {
-    var trimmingSuffixWhitespace: String {
+extension String {
+    fileprivate var trimmingSuffixWhitespace: String {
         String(self[..<(lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? startIndex)])
     }
 }

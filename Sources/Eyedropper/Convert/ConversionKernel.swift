@@ -38,33 +38,35 @@ public enum ConversionKernel: String, CaseIterable, Codable, Hashable, Sendable 
 
     private static let cpu: (avx2: Bool, avx512: Bool) = {
         #if arch(x86_64)
-        let avx2 = ed_cpu_has_avx2() != 0
-        // The AVX-512 kernel uses byte permutes (VBMI), which some AVX-512 CPUs (Skylake-X) lack.
-        return (avx2, avx2 && ed_cpu_has_avx512bw() != 0 && ed_cpu_has_avx512vbmi() != 0)
+            let avx2 = ed_cpu_has_avx2() != 0
+            // The AVX-512 kernel uses byte permutes (VBMI), which some AVX-512 CPUs (Skylake-X) lack.
+            return (avx2, avx2 && ed_cpu_has_avx512bw() != 0 && ed_cpu_has_avx512vbmi() != 0)
         #else
-        return (false, false)
+            return (false, false)
         #endif
     }()
 }
 
 #if arch(x86_64)
-extension ConversionKernel {
-    typealias PlanarRows = @convention(c) (
-        UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?,
-        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output, Int32
-    ) -> Void
-    typealias InterleavedRows = @convention(c) (
-        UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, Int32,
-        UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output, Int32
-    ) -> Void
+    extension ConversionKernel {
+        typealias PlanarRows =
+            @convention(c) (
+                UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?,
+                UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output, Int32
+            ) -> Void
+        typealias InterleavedRows =
+            @convention(c) (
+                UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, Int32,
+                UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int, UnsafePointer<ed_coefficients>?, ed_output, Int32
+            ) -> Void
 
-    /// The C row-pair kernels, for the kernels written in C.
-    var cRows: (planar: PlanarRows, interleaved: InterleavedRows)? {
-        switch self {
-        case .scalar, .simd: nil
-        case .avx2: (ed_rows_planar_avx2, ed_rows_interleaved_avx2)
-        case .avx512: (ed_rows_planar_avx512, ed_rows_interleaved_avx512)
+        /// The C row-pair kernels, for the kernels written in C.
+        var cRows: (planar: PlanarRows, interleaved: InterleavedRows)? {
+            switch self {
+            case .scalar, .simd: nil
+            case .avx2: (ed_rows_planar_avx2, ed_rows_interleaved_avx2)
+            case .avx512: (ed_rows_planar_avx512, ed_rows_interleaved_avx512)
+            }
         }
     }
-}
 #endif

@@ -140,7 +140,10 @@ private final class ChunkCrew: @unchecked Sendable {
 
     static let spin = Duration.microseconds(200)
 
-    private enum Next { case open(ChunkJob), closed, stop }
+    private enum Next {
+        case open(ChunkJob)
+        case closed, stop
+    }
 
     /// Waits until the generation moves past `seen`: the job if it is still open (counted in
     /// `working`), `.closed` if the caller already finished it, `.stop` when stopping.

@@ -1,5 +1,5 @@
 #if arch(x86_64)
-import _Builtin_intrinsics.intel
+    import _Builtin_intrinsics.intel
 #endif
 
 /// The few vector operations the SIMD kernel needs that Swift's generic SIMD does not reliably
@@ -14,9 +14,9 @@ enum Vector {
     @inline(__always)
     static func mulhi(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD8<Int16> {
         #if arch(x86_64)
-        lanes(_mm_mulhi_epi16(m128(a), m128(b)))
+            lanes(_mm_mulhi_epi16(m128(a), m128(b)))
         #else
-        SIMD8<Int16>(truncatingIfNeeded: (SIMD8<Int32>(truncatingIfNeeded: a) &* SIMD8<Int32>(truncatingIfNeeded: b)) &>> 16)
+            SIMD8<Int16>(truncatingIfNeeded: (SIMD8<Int32>(truncatingIfNeeded: a) &* SIMD8<Int32>(truncatingIfNeeded: b)) &>> 16)
         #endif
     }
 
@@ -24,9 +24,9 @@ enum Vector {
     @inline(__always)
     static func mulhi(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
         #if arch(x86_64)
-        lanes(_mm_mulhi_epu16(m128(a), m128(b)))
+            lanes(_mm_mulhi_epu16(m128(a), m128(b)))
         #else
-        SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &* SIMD8<UInt32>(truncatingIfNeeded: b)) &>> 16)
+            SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &* SIMD8<UInt32>(truncatingIfNeeded: b)) &>> 16)
         #endif
     }
 
@@ -34,12 +34,12 @@ enum Vector {
     @inline(__always)
     static func zip(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
         #if arch(x86_64)
-        (lanes(_mm_unpacklo_epi8(m128(a), m128(b))), lanes(_mm_unpackhi_epi8(m128(a), m128(b))))
+            (lanes(_mm_unpacklo_epi8(m128(a), m128(b))), lanes(_mm_unpackhi_epi8(m128(a), m128(b))))
         #else
-        func pairs(_ a: SIMD8<UInt8>, _ b: SIMD8<UInt8>) -> SIMD16<UInt8> {
-            unsafeBitCast(SIMD8<UInt16>(truncatingIfNeeded: a) | SIMD8<UInt16>(truncatingIfNeeded: b) &<< 8, to: SIMD16<UInt8>.self)
-        }
-        return (pairs(a.lowHalf, b.lowHalf), pairs(a.highHalf, b.highHalf))
+            func pairs(_ a: SIMD8<UInt8>, _ b: SIMD8<UInt8>) -> SIMD16<UInt8> {
+                unsafeBitCast(SIMD8<UInt16>(truncatingIfNeeded: a) | SIMD8<UInt16>(truncatingIfNeeded: b) &<< 8, to: SIMD16<UInt8>.self)
+            }
+            return (pairs(a.lowHalf, b.lowHalf), pairs(a.highHalf, b.highHalf))
         #endif
     }
 
@@ -47,12 +47,12 @@ enum Vector {
     @inline(__always)
     static func zip(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> (SIMD8<UInt16>, SIMD8<UInt16>) {
         #if arch(x86_64)
-        (lanes(_mm_unpacklo_epi16(m128(a), m128(b))), lanes(_mm_unpackhi_epi16(m128(a), m128(b))))
+            (lanes(_mm_unpacklo_epi16(m128(a), m128(b))), lanes(_mm_unpackhi_epi16(m128(a), m128(b))))
         #else
-        func pairs(_ a: SIMD4<UInt16>, _ b: SIMD4<UInt16>) -> SIMD8<UInt16> {
-            unsafeBitCast(SIMD4<UInt32>(truncatingIfNeeded: a) | SIMD4<UInt32>(truncatingIfNeeded: b) &<< 16, to: SIMD8<UInt16>.self)
-        }
-        return (pairs(a.lowHalf, b.lowHalf), pairs(a.highHalf, b.highHalf))
+            func pairs(_ a: SIMD4<UInt16>, _ b: SIMD4<UInt16>) -> SIMD8<UInt16> {
+                unsafeBitCast(SIMD4<UInt32>(truncatingIfNeeded: a) | SIMD4<UInt32>(truncatingIfNeeded: b) &<< 16, to: SIMD8<UInt16>.self)
+            }
+            return (pairs(a.lowHalf, b.lowHalf), pairs(a.highHalf, b.highHalf))
         #endif
     }
 
@@ -60,12 +60,12 @@ enum Vector {
     @inline(__always)
     static func packSaturated(_ low: SIMD8<Int16>, _ high: SIMD8<Int16>) -> SIMD16<UInt8> {
         #if arch(x86_64)
-        lanes(_mm_packus_epi16(m128(low), m128(high)))
+            lanes(_mm_packus_epi16(m128(low), m128(high)))
         #else
-        func clamp(_ v: SIMD8<Int16>) -> SIMD8<UInt8> {
-            SIMD8<UInt8>(truncatingIfNeeded: pointwiseMin(pointwiseMax(v, .zero), SIMD8<Int16>(repeating: 255)))
-        }
-        return SIMD16<UInt8>(lowHalf: clamp(low), highHalf: clamp(high))
+            func clamp(_ v: SIMD8<Int16>) -> SIMD8<UInt8> {
+                SIMD8<UInt8>(truncatingIfNeeded: pointwiseMin(pointwiseMax(v, .zero), SIMD8<Int16>(repeating: 255)))
+            }
+            return SIMD16<UInt8>(lowHalf: clamp(low), highHalf: clamp(high))
         #endif
     }
 
@@ -76,11 +76,11 @@ enum Vector {
     }
 
     #if arch(x86_64)
-    /// Swift imports `__m128i` as `SIMD2<Int64>`; these name the direction of each reinterpretation.
-    @inline(__always)
-    private static func m128<From: SIMD>(_ value: From) -> __m128i { unsafeBitCast(value, to: __m128i.self) }
+        /// Swift imports `__m128i` as `SIMD2<Int64>`; these name the direction of each reinterpretation.
+        @inline(__always)
+        private static func m128<From: SIMD>(_ value: From) -> __m128i { unsafeBitCast(value, to: __m128i.self) }
 
-    @inline(__always)
-    private static func lanes<To: SIMD>(_ value: __m128i) -> To { unsafeBitCast(value, to: To.self) }
+        @inline(__always)
+        private static func lanes<To: SIMD>(_ value: __m128i) -> To { unsafeBitCast(value, to: To.self) }
     #endif
 }

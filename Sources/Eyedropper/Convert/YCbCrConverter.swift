@@ -48,7 +48,7 @@ public struct YCbCrConverter: Hashable, Sendable {
         let width = frame.width
         let (pairs, stream) = plan(frame, target)
         #if arch(x86_64)
-        var table = coefficients.c
+            var table = coefficients.c
         #endif
         var row = rows.lowerBound
         while row < rows.upperBound {
@@ -57,16 +57,17 @@ public struct YCbCrConverter: Hashable, Sendable {
             let cb = frame.cb + chromaOffset, cr = frame.cr + chromaOffset
             let vectorWidth = kernel.vectorStep.map { width - width % $0 } ?? 0
             #if arch(x86_64)
-            if let rows = kernel.cRows, vectorWidth > 0 {
-                let y0 = frame.luma + row * frame.lumaStride, dst0 = target.row(row)
-                let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
-                let dst1 = pairRows == 2 ? target.row(row + 1) : nil
-                if frame.chromaStep == 1 {
-                    rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.layout.c, stream ? 1 : 0)
-                } else {
-                    rows.interleaved(y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.layout.c, stream ? 1 : 0)
+                if let rows = kernel.cRows, vectorWidth > 0 {
+                    let y0 = frame.luma + row * frame.lumaStride, dst0 = target.row(row)
+                    let y1 = pairRows == 2 ? y0 + frame.lumaStride : nil
+                    let dst1 = pairRows == 2 ? target.row(row + 1) : nil
+                    if frame.chromaStep == 1 {
+                        rows.planar(y0, y1, cb, cr, dst0, dst1, vectorWidth, &table, Packer.layout.c, stream ? 1 : 0)
+                    } else {
+                        rows.interleaved(
+                            y0, y1, min(cb, cr), cr < cb ? 1 : 0, dst0, dst1, vectorWidth, &table, Packer.layout.c, stream ? 1 : 0)
+                    }
                 }
-            }
             #endif
             for line in row..<(row + pairRows) {
                 let y = frame.luma + line * frame.lumaStride, dst = target.row(line)
@@ -97,7 +98,8 @@ public struct YCbCrConverter: Hashable, Sendable {
     /// and with streamed stores, but with cached stores past the cache the two interleaved store
     /// streams cost more than the chroma work saves. Measured in docs/performance.md, Past the cache.
     private func plan(_ frame: FrameGeometry, _ target: RGBDestination) -> (pairs: Bool, stream: Bool) {
-        let traffic = frame.height * (frame.lumaStride + frame.chromaStride / 2 * (3 - frame.chromaStep))
+        let traffic =
+            frame.height * (frame.lumaStride + frame.chromaStride / 2 * (3 - frame.chromaStep))
             + frame.height * target.stride
         let pastCache = traffic > CPUCache.lastLevelBytes / 2
         let aligned = Int(bitPattern: target.base) % 64 == 0 && target.stride % 64 == 0

@@ -23,7 +23,7 @@ final class AtomicFile {
                 temporaryPath = candidate
                 self.path = path
                 return
-            } catch where error.errno == .fileExists && attempt < 16 {
+            } catch  where error.errno == .fileExists && attempt < 16 {
                 attempt += 1
             }
         }

@@ -27,8 +27,10 @@ extension RGBImage {
         let start = parser.offset + 1
         let expected = 3 * width * height
         guard bytes.count - start == expected else {
-            throw PPMError(path: path, reason: "\(bytes.count - start) bytes of pixels where a \(width)x\(height) image "
-                           + "has \(expected): the file is cut short or has extra bytes")
+            throw PPMError(
+                path: path,
+                reason: "\(bytes.count - start) bytes of pixels where a \(width)x\(height) image "
+                    + "has \(expected): the file is cut short or has extra bytes")
         }
         self.init(width: width, height: height, pixels: Array(bytes[start...]))
     }

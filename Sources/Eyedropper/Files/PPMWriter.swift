@@ -19,8 +19,10 @@ public enum PPMWriter {
         }
         let needed = stride * (height - 1) + rowBytes
         guard rgb24.count >= needed else {
-            throw PPMError(path: path, reason: "the RGB buffer holds \(rgb24.count) bytes but \(width)x\(height) "
-                           + "at stride \(stride) needs \(needed): nothing written")
+            throw PPMError(
+                path: path,
+                reason: "the RGB buffer holds \(rgb24.count) bytes but \(width)x\(height) "
+                    + "at stride \(stride) needs \(needed): nothing written")
         }
         do {
             let file = try AtomicFile(path: path)

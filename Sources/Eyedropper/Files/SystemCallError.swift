@@ -1,8 +1,9 @@
 import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A failed system call: what was being done and the `errno` it left, kept together (as

@@ -1,8 +1,9 @@
 import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The direct C calls the package makes where swift-system's `FileDescriptor` has no wrapper

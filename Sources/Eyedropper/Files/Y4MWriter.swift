@@ -21,8 +21,10 @@ public final class Y4MWriter {
         frameRate: Y4MFrameRate = Y4MFrameRate(numerator: 30, denominator: 1)
     ) throws(Y4MError) {
         guard (1...Y4MHeader.maximumDimension).contains(width), (1...Y4MHeader.maximumDimension).contains(height) else {
-            throw .header(path, "cannot write frame size \(width)x\(height): width and height must be "
-                          + "from 1 to \(Y4MHeader.maximumDimension)")
+            throw .header(
+                path,
+                "cannot write frame size \(width)x\(height): width and height must be "
+                    + "from 1 to \(Y4MHeader.maximumDimension)")
         }
         self.path = path
         header = Y4MHeader(width: width, height: height, frameRate: frameRate, colorimetry: colorimetry)
@@ -38,8 +40,9 @@ public final class Y4MWriter {
 
     /// Appends the frame in `buffer`, which must have the header's size; any layout.
     public func write(_ buffer: FrameBuffer) throws(Y4MError) {
-        precondition(buffer.width == header.width && buffer.height == header.height,
-                     "\(path): frame is \(buffer.width)x\(buffer.height), the stream \(header.width)x\(header.height)")
+        precondition(
+            buffer.width == header.width && buffer.height == header.height,
+            "\(path): frame is \(buffer.width)x\(buffer.height), the stream \(header.width)x\(header.height)")
         if let failure { throw failure }
         let bytes = UnsafeRawBufferPointer(buffer.bytes)
         do {

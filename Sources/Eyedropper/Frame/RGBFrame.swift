@@ -8,8 +8,9 @@ public struct RGBFrame: ~Copyable {
 
     /// `bytes` must hold `width` x `height` RGB24 pixels, tightly packed.
     public init(bytes: UnsafeRawBufferPointer, width: Int, height: Int) {
-        precondition(width > 0 && height > 0 && bytes.count >= width * height * 3,
-                     "\(bytes.count) bytes cannot hold a \(width)x\(height) RGB24 image")
+        precondition(
+            width > 0 && height > 0 && bytes.count >= width * height * 3,
+            "\(bytes.count) bytes cannot hold a \(width)x\(height) RGB24 image")
         self.bytes = bytes
         self.width = width
         self.height = height
@@ -26,8 +27,12 @@ public struct RGBFrame: ~Copyable {
     public func sample(at points: [SamplePoint], radius: Int, into samples: inout [ColorSample]) {
         samples.removeAll(keepingCapacity: true)
         for point in points {
-            samples.append(ColorSample(point: point, statistics: ColorSampler.patchStatistics(
-                around: point, radius: radius, width: width, height: height) { pixel($0, $1) }))
+            samples.append(
+                ColorSample(
+                    point: point,
+                    statistics: ColorSampler.patchStatistics(
+                        around: point, radius: radius, width: width, height: height
+                    ) { pixel($0, $1) }))
         }
     }
 }

@@ -7,8 +7,9 @@ public struct RGBImage: Hashable, Sendable {
     public let pixels: [UInt8]
 
     public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(width > 0 && height > 0 && pixels.count == 3 * width * height,
-                     "\(pixels.count) bytes are not the pixels of a \(width)x\(height) RGB image")
+        precondition(
+            width > 0 && height > 0 && pixels.count == 3 * width * height,
+            "\(pixels.count) bytes are not the pixels of a \(width)x\(height) RGB image")
         self.width = width
         self.height = height
         self.pixels = pixels

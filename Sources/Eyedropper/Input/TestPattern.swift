@@ -56,7 +56,8 @@ public struct TestPattern: Hashable, Sendable {
 
     /// Draws the pattern into `buffer`, which must be this pattern's size.
     public func render(into buffer: FrameBuffer) {
-        precondition(buffer.width == width && buffer.height == height, "buffer is \(buffer.width)x\(buffer.height), pattern \(width)x\(height)")
+        precondition(
+            buffer.width == width && buffer.height == height, "buffer is \(buffer.width)x\(buffer.height), pattern \(width)x\(height)")
         buffer.colorimetry = colorimetry
         for y in 0..<height {
             for x in 0..<width {

@@ -30,8 +30,9 @@ public struct Y4MError: Error, CustomStringConvertible, Hashable, Sendable {
 
     /// The error for a failed open, read or write.
     static func system(_ path: String, frame: Int?, _ error: SystemCallError, writing: Bool = false) -> Y4MError {
-        Y4MError(path: path, frame: frame, reason: error.explained(writing: writing),
-                 isMissing: !writing && error.cause == .notFound, systemCall: error)
+        Y4MError(
+            path: path, frame: frame, reason: error.explained(writing: writing),
+            isMissing: !writing && error.cause == .notFound, systemCall: error)
     }
 }
 

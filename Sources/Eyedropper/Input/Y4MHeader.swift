@@ -35,8 +35,9 @@ public struct Y4MHeader: Hashable, Sendable {
 
     /// A header to write.
     public init(width: Int, height: Int, frameRate: Y4MFrameRate?, colorimetry: Colorimetry) {
-        precondition((1...Self.maximumDimension).contains(width) && (1...Self.maximumDimension).contains(height),
-                     "frame size \(width)x\(height) is outside 1...\(Self.maximumDimension)")
+        precondition(
+            (1...Self.maximumDimension).contains(width) && (1...Self.maximumDimension).contains(height),
+            "frame size \(width)x\(height) is outside 1...\(Self.maximumDimension)")
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -65,11 +66,13 @@ public struct Y4MHeader: Hashable, Sendable {
         guard !bytes.isEmpty else {
             throw fail("the file is empty: expected a YUV4MPEG2 stream")
         }
-        guard bytes.starts(with: signature), bytes.count == signature.count
+        guard bytes.starts(with: signature),
+            bytes.count == signature.count
                 || [UInt8(ascii: " "), UInt8(ascii: "\n")].contains(bytes.dropFirst(signature.count).first)
         else {
-            throw fail("not a YUV4MPEG2 file: it starts \(printableExcerpt(bytes, limit: 16)) instead of "
-                       + "'\(Self.signature) '; convert it with ffmpeg -i INPUT -pix_fmt yuv420p OUTPUT.y4m")
+            throw fail(
+                "not a YUV4MPEG2 file: it starts \(printableExcerpt(bytes, limit: 16)) instead of "
+                    + "'\(Self.signature) '; convert it with ffmpeg -i INPUT -pix_fmt yuv420p OUTPUT.y4m")
         }
         guard bytes.last == UInt8(ascii: "\n") else {
             throw bytes.count >= Self.maximumLength
@@ -89,10 +92,11 @@ public struct Y4MHeader: Hashable, Sendable {
             case "F":
                 let parts = value.split(separator: ":", omittingEmptySubsequences: false)
                 guard parts.count == 2, let numerator = Int(parts[0]), let denominator = Int(parts[1]),
-                      numerator >= 0, denominator >= 0
+                    numerator >= 0, denominator >= 0
                 else { throw fail("frame rate '\(text)' is not F<numerator>:<denominator>, e.g. F30000:1001") }
                 // F0:0 is how some writers say "unknown".
-                frameRate = numerator > 0 && denominator > 0
+                frameRate =
+                    numerator > 0 && denominator > 0
                     ? Y4MFrameRate(numerator: numerator, denominator: denominator) : nil
             case "I":
                 guard ["p", "t", "b", "m", "?"].contains(value) else {
@@ -100,8 +104,9 @@ public struct Y4MHeader: Hashable, Sendable {
                 }
             case "C":
                 guard Self.acceptedChromaTags.contains(String(value)) else {
-                    throw fail("chroma '\(text)' is not supported: Eyedropper reads only 8-bit 4:2:0 "
-                               + "(C420jpeg, C420mpeg2, C420paldv or C420); convert with ffmpeg -pix_fmt yuv420p")
+                    throw fail(
+                        "chroma '\(text)' is not supported: Eyedropper reads only 8-bit 4:2:0 "
+                            + "(C420jpeg, C420mpeg2, C420paldv or C420); convert with ffmpeg -pix_fmt yuv420p")
                 }
             case "X" where value.hasPrefix("COLORRANGE="):
                 switch value.dropFirst("COLORRANGE=".count) {

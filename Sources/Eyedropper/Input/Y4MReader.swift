@@ -48,8 +48,9 @@ public final class Y4MReader {
             let headerEnd = try Self.readHeader(fd: fd, into: readAhead, path: path)
             header = try Y4MHeader(parsing: UnsafeRawBufferPointer(rebasing: readAhead[headerEnd.bytes]), path: path)
             pending = headerEnd.bytes.upperBound..<headerEnd.filled
-            frame = try FrameBuffer(layout: .i420, width: header.width, height: header.height,
-                                    colorimetry: header.colorimetry)
+            frame = try FrameBuffer(
+                layout: .i420, width: header.width, height: header.height,
+                colorimetry: header.colorimetry)
         } catch let error as Y4MError {
             fd.closeReporting()
             readAhead.deallocate()
@@ -105,7 +106,10 @@ public final class Y4MReader {
         return (0..<filled, filled)
     }
 
-    private enum NextByte { case byte(UInt8), endOfFile }
+    private enum NextByte {
+        case byte(UInt8)
+        case endOfFile
+    }
 
     /// The next byte of the file, through the read-ahead buffer.
     private func nextByte() throws(Y4MError) -> NextByte {
@@ -136,8 +140,9 @@ public final class Y4MReader {
             }
             if length < marker.count {
                 guard byte == marker[length] else {
-                    throw fail("expected 'FRAME' but found \(printableExcerpt(marker[..<length] + [byte])): "
-                               + "the previous frame's size does not match the header, or the file is damaged")
+                    throw fail(
+                        "expected 'FRAME' but found \(printableExcerpt(marker[..<length] + [byte])): "
+                            + "the previous frame's size does not match the header, or the file is damaged")
                 }
             } else if length == marker.count && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\n") {
                 throw fail("expected a space or end of line after 'FRAME' but found \(printableExcerpt([byte]))")
@@ -165,8 +170,9 @@ public final class Y4MReader {
             throw .system(path, frame: framesRead, error)
         }
         guard got == destination.count else {
-            throw fail("truncated: \(got) of \(destination.count) bytes: the file ends inside this frame "
-                       + "(cut short, or still being written); frames before it are whole")
+            throw fail(
+                "truncated: \(got) of \(destination.count) bytes: the file ends inside this frame "
+                    + "(cut short, or still being written); frames before it are whole")
         }
     }
 

@@ -56,9 +56,10 @@ public final class JPEGPlaneBuffer {
     public func withPlanes<R>(_ body: (borrowing JPEGPlanes) throws -> R) rethrows -> R {
         guard let (width, height) = stored else { preconditionFailure("no frame remapped yet") }
         let (luma, cb, cr) = pointers(width: width, height: height)
-        return try body(JPEGPlanes(
-            width: width, height: height, luma: luma, cb: cb, cr: cr,
-            lumaStride: Self.padded(width), chromaStride: Self.padded((width + 1) / 2)))
+        return try body(
+            JPEGPlanes(
+                width: width, height: height, luma: luma, cb: cb, cr: cr,
+                lumaStride: Self.padded(width), chromaStride: Self.padded((width + 1) / 2)))
     }
 
     /// Lends `frame` as JPEG planes: the frame's own memory where it already is JPEG's (BT.601
@@ -71,18 +72,20 @@ public final class JPEGPlaneBuffer {
             return try withPlanes(body)
         }
         if geometry.chromaStep == 1 {
-            return try body(JPEGPlanes(
-                width: width, height: height, luma: geometry.luma, cb: geometry.cb, cr: geometry.cr,
-                lumaStride: geometry.lumaStride, chromaStride: geometry.chromaStride))
+            return try body(
+                JPEGPlanes(
+                    width: width, height: height, luma: geometry.luma, cb: geometry.cb, cr: geometry.cr,
+                    lumaStride: geometry.lumaStride, chromaStride: geometry.chromaStride))
         }
         // Interleaved chroma: only Cb and Cr need separating (with the identity map, which is exact).
         reserve(width: width, height: height)
         let (_, cb, cr) = pointers(width: width, height: height)
         remapRows(geometry, table: table(.bt601Full), luma: nil, cb: cb, cr: cr)
         stored = nil
-        return try body(JPEGPlanes(
-            width: width, height: height, luma: geometry.luma, cb: cb, cr: cr,
-            lumaStride: geometry.lumaStride, chromaStride: Self.padded((width + 1) / 2)))
+        return try body(
+            JPEGPlanes(
+                width: width, height: height, luma: geometry.luma, cb: cb, cr: cr,
+                lumaStride: geometry.lumaStride, chromaStride: Self.padded((width + 1) / 2)))
     }
 
     /// A row's stride: padded to 32 bytes.
@@ -134,9 +137,9 @@ public final class JPEGPlaneBuffer {
             let source = (row / 2) * frame.chromaStride, destination = (row / 2) * chromaStride
             let (scb, scr, dcb, dcr) = (frame.cb + source, frame.cr + source, cb + destination, cr + destination)
             #if arch(x86_64)
-            if vectorWidth > 0 {
-                ed_jpeg_rows_avx2(y0, y1, scb, scr, frame.chromaStep, dy0, dy1, dcb, dcr, vectorWidth, &k)
-            }
+                if vectorWidth > 0 {
+                    ed_jpeg_rows_avx2(y0, y1, scb, scr, frame.chromaStep, dy0, dy1, dcb, dcr, vectorWidth, &k)
+                }
             #endif
             ed_jpeg_rows_scalar(y0, y1, scb, scr, frame.chromaStep, dy0, dy1, dcb, dcr, vectorWidth, width, &k)
         }

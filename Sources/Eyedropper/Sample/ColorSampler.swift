@@ -47,8 +47,11 @@ public final class ColorSampler {
         case .direct, .automatic:
             let geometry = frame.geometry, coefficients = converter.coefficients
             for point in points {
-                samples.append(ColorSample(point: point, statistics: Self.directPatchStatistics(
-                    around: point, radius: radius, geometry, coefficients)))
+                samples.append(
+                    ColorSample(
+                        point: point,
+                        statistics: Self.directPatchStatistics(
+                            around: point, radius: radius, geometry, coefficients)))
             }
         case .fullFrame:
             try convertFrame(frame).sample(at: points, radius: radius, into: &samples)

@@ -33,8 +33,9 @@ public final class SamplingPool {
     ) throws {
         // Two slots per worker, so a worker can start the next frame while one waits for delivery.
         let slots = try (0..<(2 * workers)).map { _ in
-            Slot(buffer: try FrameBuffer(layout: layout, width: width, height: height, colorimetry: frameColorimetry),
-                 sampler: ColorSampler(colorimetry: colorimetry))
+            Slot(
+                buffer: try FrameBuffer(layout: layout, width: width, height: height, colorimetry: frameColorimetry),
+                sampler: ColorSampler(colorimetry: colorimetry))
         }
         let board = Board(slots: slots)
         let (points, radius) = (self.points, self.radius)
@@ -69,7 +70,13 @@ public final class SamplingPool {
 /// free or being filled or delivered, one worker while sampling): `Board` hands it over under
 /// its monitor, which is what makes the `@unchecked Sendable` sound.
 private final class Slot: @unchecked Sendable {
-    enum State { case free, filling, ready(frame: Int), sampling(frame: Int), done(frame: Int), delivering }
+    enum State {
+        case free, filling
+        case ready(frame: Int)
+        case sampling(frame: Int)
+        case done(frame: Int)
+        case delivering
+    }
 
     let buffer: FrameBuffer
     let sampler: ColorSampler
@@ -85,7 +92,10 @@ private final class Slot: @unchecked Sendable {
 
 /// The slots and their states, shared by the caller and the workers under one monitor.
 private final class Board: @unchecked Sendable {
-    enum Turn { case deliver(Slot), fill(Slot) }
+    enum Turn {
+        case deliver(Slot)
+        case fill(Slot)
+    }
 
     private let monitor = Monitor()
     private let slots: [Slot]

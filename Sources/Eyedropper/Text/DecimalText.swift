@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Decimal numbers as the outputs print them: one writer, so `sample`'s JSON, CSV and text give

@@ -92,7 +92,9 @@ struct Canvas {
 
     /// Puts back `image`'s own pixels in `box`: `image` must be the one the canvas was made from.
     mutating func restore(_ box: PixelBox, from image: RGBImage) {
-        precondition(image.width == width && image.height <= height, "a \(image.width)x\(image.height) image is not the top of this \(width)x\(height) canvas")
+        precondition(
+            image.width == width && image.height <= height,
+            "a \(image.width)x\(image.height) image is not the top of this \(width)x\(height) canvas")
         let area = box.intersection(PixelBox(x: 0, y: 0, width: image.width, height: image.height))
         guard !area.isEmpty else { return }
         for y in area.y..<area.bottom {

@@ -11,21 +11,22 @@ public struct CameraControl: Hashable, Sendable {
         case other
 
         init(_ type: UInt32) {
-            self = switch type {
-            case V4L2_CTRL_TYPE_INTEGER.rawValue: .int
-            case V4L2_CTRL_TYPE_BOOLEAN.rawValue: .bool
-            case V4L2_CTRL_TYPE_MENU.rawValue: .menu
-            case V4L2_CTRL_TYPE_BUTTON.rawValue: .button
-            case V4L2_CTRL_TYPE_INTEGER64.rawValue: .int64
-            case V4L2_CTRL_TYPE_STRING.rawValue: .string
-            case V4L2_CTRL_TYPE_BITMASK.rawValue: .bitmask
-            case V4L2_CTRL_TYPE_INTEGER_MENU.rawValue: .intmenu
-            case V4L2_CTRL_TYPE_U8.rawValue: .u8
-            case V4L2_CTRL_TYPE_U16.rawValue: .u16
-            case V4L2_CTRL_TYPE_U32.rawValue: .u32
-            case V4L2_CTRL_TYPE_AREA.rawValue: .area
-            default: .other
-            }
+            self =
+                switch type {
+                case V4L2_CTRL_TYPE_INTEGER.rawValue: .int
+                case V4L2_CTRL_TYPE_BOOLEAN.rawValue: .bool
+                case V4L2_CTRL_TYPE_MENU.rawValue: .menu
+                case V4L2_CTRL_TYPE_BUTTON.rawValue: .button
+                case V4L2_CTRL_TYPE_INTEGER64.rawValue: .int64
+                case V4L2_CTRL_TYPE_STRING.rawValue: .string
+                case V4L2_CTRL_TYPE_BITMASK.rawValue: .bitmask
+                case V4L2_CTRL_TYPE_INTEGER_MENU.rawValue: .intmenu
+                case V4L2_CTRL_TYPE_U8.rawValue: .u8
+                case V4L2_CTRL_TYPE_U16.rawValue: .u16
+                case V4L2_CTRL_TYPE_U32.rawValue: .u32
+                case V4L2_CTRL_TYPE_AREA.rawValue: .area
+                default: .other
+                }
         }
     }
 

@@ -63,9 +63,10 @@ public final class CameraControls: Sendable {
         if kind == .menu || kind == .intmenu, query.maximum - query.minimum < 4096 {
             for index in query.minimum...query.maximum {
                 guard let entry = try? V4L2Calls.menuEntry(fd, control: query.id, index: UInt32(index)) else { continue }
-                menu.append(kind == .menu
-                    ? CameraControl.MenuEntry(index: index, label: entry.label, integer: nil)
-                    : CameraControl.MenuEntry(index: index, label: "\(entry.value)", integer: entry.value))
+                menu.append(
+                    kind == .menu
+                        ? CameraControl.MenuEntry(index: index, label: entry.label, integer: nil)
+                        : CameraControl.MenuEntry(index: index, label: "\(entry.value)", integer: entry.value))
             }
         }
         let label = cString(query.name)
@@ -137,7 +138,8 @@ public final class CameraControls: Sendable {
             }
             return try control.resolve(setting, device: device)
         }
-        let ordered = resolved.filter { ControlNames.isAutomatic($0.control.id) } + resolved.filter { !ControlNames.isAutomatic($0.control.id) }
+        let ordered =
+            resolved.filter { ControlNames.isAutomatic($0.control.id) } + resolved.filter { !ControlNames.isAutomatic($0.control.id) }
         let switchesAutomatic = ordered.contains { ControlNames.isAutomatic($0.control.id) }
         // Inactive now and nothing here to change that: refused before anything is set.
         if !switchesAutomatic, let inactive = ordered.first(where: { $0.control.flags.contains(.inactive) }) {
@@ -145,7 +147,9 @@ public final class CameraControls: Sendable {
         }
         var warnings: [String] = []
         for setting in ordered {
-            let now = try onDevice(device, "VIDIOC_QUERY_EXT_CTRL") { () throws(Errno) in try V4L2Calls.queryControl(fd, id: setting.control.id) }
+            let now = try onDevice(device, "VIDIOC_QUERY_EXT_CTRL") { () throws(Errno) in
+                try V4L2Calls.queryControl(fd, id: setting.control.id)
+            }
             if now.flags & UInt32(V4L2_CTRL_FLAG_INACTIVE) != 0, setting.control.kind != .button {
                 throw inactiveError(setting.control, listing: listing, device: device)
             }
@@ -168,10 +172,14 @@ public final class CameraControls: Sendable {
             throw ControlError(device: device, .failed(setting.asked, SystemCallError(operation: "VIDIOC_S_EXT_CTRLS", errno: error)))
         }
         guard control.kind != .button, !control.flags.contains(.writeOnly), let kept = readableValue(control, fd: fd),
-              kept != setting.value
+            kept != setting.value
         else { return nil }
         let shown = { (value: CameraControl.Value) in
-            if control.kind == .menu, case let .integer(index) = value, let label = control.menuLabel(index) { "\(value) (\(label))" } else { "\(value)" }
+            if control.kind == .menu, case let .integer(index) = value, let label = control.menuLabel(index) {
+                "\(value) (\(label))"
+            } else {
+                "\(value)"
+            }
         }
         return "\(device): \(control.name): asked \(shown(setting.value)), the driver kept \(shown(kept))"
     }
@@ -223,8 +231,8 @@ public final class CameraControls: Sendable {
         var locked: [ControlSetting] = []
         for automatic in ControlNames.automatics {
             guard let control = listing.first(where: { $0.id == automatic.id }), control.isScalar,
-                  !control.flags.contains(.readOnly), !control.flags.contains(.inactive),
-                  control.value != .integer(automatic.manualValue)
+                !control.flags.contains(.readOnly), !control.flags.contains(.inactive),
+                control.value != .integer(automatic.manualValue)
             else { continue }
             // The values the camera chose, read now (volatile controls are read from the device).
             let manual = automatic.governs.compactMap { id in listing.first { $0.id == id && $0.isScalar } }
@@ -234,7 +242,8 @@ public final class CameraControls: Sendable {
             locked.append(off)
             for (partner, value) in settled {
                 guard let value else { continue }
-                let now = try onDevice(device, "VIDIOC_QUERY_EXT_CTRL") { () throws(Errno) in try V4L2Calls.queryControl(fd, id: partner.id) }
+                let now = try onDevice(device, "VIDIOC_QUERY_EXT_CTRL") { () throws(Errno) in try V4L2Calls.queryControl(fd, id: partner.id)
+                }
                 guard now.flags & UInt32(V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_INACTIVE) == 0 else { continue }
                 let setting = ControlSetting(name: partner.name, value: "\(partner.clamped(value))")
                 _ = try write(try partner.resolve(setting, device: device), fd: fd, device: device)

@@ -53,29 +53,31 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let prefix = device.map { "\($0): " } ?? ""
         let listing = "`eyedropper controls\(device.map { " --device \($0)" } ?? "")` lists them"
-        return prefix + {
-            switch kind {
-            case let .malformed(text):
-                "--control \(text): give NAME=VALUE, e.g. brightness=128 (several: brightness=128,contrast=32)"
-            case let .unknown(name):
-                "no control '\(name)': \(listing)"
-            case let .invalidValue(setting, expected):
-                "\(setting.name)=\(setting.value) is not a value it takes: give \(expected)"
-            case let .readOnly(name):
-                "\(name) is read-only: the camera sets it, it cannot be set"
-            case let .inactive(name, automatic):
-                "\(name) is inactive: " + (automatic.map { "\($0) governs it now; switch that off first (\($0)=0, or --lock)" }
-                    ?? "another control governs it now; \(listing) with their flags")
-            case let .notSettable(name, kind):
-                "\(name) is a \(kind) control, which eyedropper does not set (v4l2-ctl can)"
-            case let .notACamera(source):
-                "\(source) is not a camera: camera controls (--control, --controls, --lock) need a capture device (--source /dev/videoN)"
-            case let .file(path, reason, _):
-                "\(path): \(reason)"
-            case let .failed(setting, failure):
-                "the driver refused \(setting): \(failure)"
-            }
-        }()
+        return prefix
+            + {
+                switch kind {
+                case let .malformed(text):
+                    "--control \(text): give NAME=VALUE, e.g. brightness=128 (several: brightness=128,contrast=32)"
+                case let .unknown(name):
+                    "no control '\(name)': \(listing)"
+                case let .invalidValue(setting, expected):
+                    "\(setting.name)=\(setting.value) is not a value it takes: give \(expected)"
+                case let .readOnly(name):
+                    "\(name) is read-only: the camera sets it, it cannot be set"
+                case let .inactive(name, automatic):
+                    "\(name) is inactive: "
+                        + (automatic.map { "\($0) governs it now; switch that off first (\($0)=0, or --lock)" }
+                            ?? "another control governs it now; \(listing) with their flags")
+                case let .notSettable(name, kind):
+                    "\(name) is a \(kind) control, which eyedropper does not set (v4l2-ctl can)"
+                case let .notACamera(source):
+                    "\(source) is not a camera: camera controls (--control, --controls, --lock) need a capture device (--source /dev/videoN)"
+                case let .file(path, reason, _):
+                    "\(path): \(reason)"
+                case let .failed(setting, failure):
+                    "the driver refused \(setting): \(failure)"
+                }
+            }()
     }
 }
 

@@ -53,11 +53,12 @@ extension CameraControl {
         case .button:
             return ResolvedSetting(control: self, value: .integer(1), asked: setting)
         case .bool:
-            let value: Int64? = switch text.lowercased() {
-            case "1", "true", "on", "yes": 1
-            case "0", "false", "off", "no": 0
-            default: nil
-            }
+            let value: Int64? =
+                switch text.lowercased() {
+                case "1", "true", "on", "yes": 1
+                case "0", "false", "off", "no": 0
+                default: nil
+                }
             guard let value else { throw invalid("0 or 1 (false or true)") }
             return ResolvedSetting(control: self, value: .integer(value), asked: setting)
         case .menu, .intmenu:
@@ -107,8 +108,10 @@ public struct ControlValueText: Decodable, Hashable, Sendable {
         } else if let string = try? container.decode(String.self) {
             text = string
         } else {
-            throw DecodingError.typeMismatch(String.self, .init(
-                codingPath: decoder.codingPath, debugDescription: "a control's value is a whole number, true or false, or a string"))
+            throw DecodingError.typeMismatch(
+                String.self,
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: "a control's value is a whole number, true or false, or a string"))
         }
     }
 }

@@ -20,7 +20,8 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
     /// Topic and retained payload of each point's sensor, for a publisher of `settings`.
     public func messages(for settings: MQTTSettings) -> [(topic: String, payload: String)] {
         // Node and object ids: [a-zA-Z0-9_-] only.
-        let node = "eyedropper_" + String(settings.topic.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "-" ? $0 : "_" })
+        let node =
+            "eyedropper_" + String(settings.topic.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "-" ? $0 : "_" })
         return points.indices.map { index in
             let point = points[index]
             let sample = "value_json.samples[\(index)]"
@@ -39,11 +40,14 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
                 ("payload_available", JSONText.string("online")),
                 ("payload_not_available", JSONText.string("offline")),
                 ("icon", JSONText.string("mdi:eyedropper")),
-                ("device", JSONText.object([
-                    ("identifiers", JSONText.array([JSONText.string(node)])),
-                    ("name", JSONText.string("Eyedropper \(settings.topic)")),
-                    ("manufacturer", JSONText.string("Eyedropper")),
-                ])),
+                (
+                    "device",
+                    JSONText.object([
+                        ("identifiers", JSONText.array([JSONText.string(node)])),
+                        ("name", JSONText.string("Eyedropper \(settings.topic)")),
+                        ("manufacturer", JSONText.string("Eyedropper")),
+                    ])
+                ),
             ])
             return ("\(prefix)/sensor/\(node)/point_\(index)/config", payload)
         }

@@ -1,4 +1,5 @@
 import Eyedropper
+
 /// Where to publish: `mqtt://[user[:password]@]host[:port]` (default port 1883) or `mqtts://`
 /// (TLS, default port 8883). The user and password may be percent-encoded (`%40` for `@`); a
 /// user with no password in the URL takes it from `EYEDROPPER_MQTT_PASSWORD`, so that it need
@@ -86,7 +87,10 @@ public struct MQTTBroker: Hashable, Sendable, CustomStringConvertible {
         var bytes: [UInt8] = []
         var utf8 = text.utf8[...]
         while let byte = utf8.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
             guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else { return nil }
             bytes.append(value)
             utf8 = utf8.dropFirst(2)
@@ -118,7 +122,10 @@ public struct MQTTURLError: Error, CustomStringConvertible {
             let start = url.hasPrefix("mqtts://") ? 8 : url.hasPrefix("mqtt://") ? 7 : 0
             let afterScheme = url.index(url.startIndex, offsetBy: start)
             guard let at = url.lastIndex(of: "@"), afterScheme < at, let colon = url[afterScheme..<at].firstIndex(of: ":")
-            else { text = url; return }
+            else {
+                text = url
+                return
+            }
             text = url[..<url.index(after: colon)] + "***" + url[at...]
         }
     }

@@ -70,7 +70,9 @@ extension MQTTPublisher {
                 return lost.map { ($0.at.duration(to: .now).inSeconds, queue.dropped - $0.dropped) }
             }
             if let (seconds, dropped) = back {
-                logger.notice("mqtt: connected to \(settings.broker) again after \(DecimalText.fixed(seconds, 1)) s; \(dropped) lines dropped meanwhile (queue of \(queue.limit))")
+                logger.notice(
+                    "mqtt: connected to \(settings.broker) again after \(DecimalText.fixed(seconds, 1)) s; \(dropped) lines dropped meanwhile (queue of \(queue.limit))"
+                )
             }
         }
 
@@ -85,7 +87,9 @@ extension MQTTPublisher {
                 return true
             }
             if newlyLost {
-                logger.warning("warning: mqtt: lost \(settings.broker) (\(MQTTPublisher.text(code))): reconnecting, holding up to \(queue.limit) lines meanwhile (the oldest dropped past that)")
+                logger.warning(
+                    "warning: mqtt: lost \(settings.broker) (\(MQTTPublisher.text(code))): reconnecting, holding up to \(queue.limit) lines meanwhile (the oldest dropped past that)"
+                )
             }
         }
 
@@ -117,7 +121,9 @@ extension MQTTPublisher {
                 }
                 guard taken else { return }
                 let result = line.withUnsafeBytes { bytes in
-                    topic.withUnsafeBufferPointer { mosquitto_publish(client, nil, $0.baseAddress, Int32(bytes.count), bytes.baseAddress, qos, false) }
+                    topic.withUnsafeBufferPointer {
+                        mosquitto_publish(client, nil, $0.baseAddress, Int32(bytes.count), bytes.baseAddress, qos, false)
+                    }
                 }
                 queue.monitor.locked {
                     if result == MOSQ_ERR_SUCCESS.rawValue {

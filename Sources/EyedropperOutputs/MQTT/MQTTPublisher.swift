@@ -4,9 +4,10 @@ import EyedropperPipeline
 import Logging
 import Synchronization
 import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
-import EyedropperPipeline
+    import Glibc
+    import EyedropperPipeline
 #endif
 
 /// Publishes each line of samples to `PREFIX/samples` on an MQTT broker, through libmosquitto,
@@ -63,7 +64,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         let broker = settings.broker
         let connected = mosquitto_connect(client, broker.host, Int32(broker.port), settings.keepAlive)
         guard connected == MOSQ_ERR_SUCCESS.rawValue else {
-            throw OutputError(.unavailable, "mqtt: cannot reach \(broker): \(Self.text(connected)): check the host and port, and that the broker runs")
+            throw OutputError(
+                .unavailable, "mqtt: cannot reach \(broker): \(Self.text(connected)): check the host and port, and that the broker runs")
         }
         let start = ContinuousClock.now
         while state.answer.withLock({ $0 }) == nil, start.duration(to: .now).inSeconds < Self.connectTimeout {
@@ -77,7 +79,10 @@ public final class MQTTPublisher: @unchecked Sendable {
         case 0:
             return
         case let code? where code == 4 || code == 5:
-            throw OutputError(.refused, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code))): check the user name and password in --mqtt (or EYEDROPPER_MQTT_PASSWORD)")
+            throw OutputError(
+                .refused,
+                "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code))): check the user name and password in --mqtt (or EYEDROPPER_MQTT_PASSWORD)"
+            )
         case let code?:
             throw OutputError(.unavailable, "mqtt: \(broker) refused the connection: \(Self.sentence(mosquitto_connack_string(code)))")
         case nil:
@@ -97,7 +102,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         }
         if broker.tls {
             if let path = settings.certificateAuthorities { try Self.checkReadable(path) }
-            let result = mosquitto_tls_set(client, settings.certificateAuthorities, settings.certificateAuthorities == nil ? "/etc/ssl/certs" : nil, nil, nil, nil)
+            let result = mosquitto_tls_set(
+                client, settings.certificateAuthorities, settings.certificateAuthorities == nil ? "/etc/ssl/certs" : nil, nil, nil, nil)
             if result != MOSQ_ERR_SUCCESS.rawValue {
                 throw OutputError(.unusableFile, "--mqtt-ca \(settings.certificateAuthorities ?? "/etc/ssl/certs"): \(Self.text(result))")
             }
@@ -146,13 +152,20 @@ public final class MQTTPublisher: @unchecked Sendable {
     /// Sends what is queued (for up to `closeTimeout`), says `offline`, disconnects and stops the
     /// threads. Says on stderr how many lines did not reach the broker, if any.
     public func close() {
-        guard let publisher = thread.withLock({ thread -> Thread? in defer { thread = nil }; return thread }) else { return }
+        guard
+            let publisher = thread.withLock({ thread -> Thread? in
+                defer { thread = nil }
+                return thread
+            })
+        else { return }
         let left = state.drain(seconds: Self.closeTimeout, stop: true)
         publisher.join()
         if state.isConnected {
             let offline = Array("offline".utf8)
             var message: Int32 = 0
-            if mosquitto_publish(client, &message, settings.statusTopic, Int32(offline.count), offline, 1, true) == MOSQ_ERR_SUCCESS.rawValue {
+            if mosquitto_publish(client, &message, settings.statusTopic, Int32(offline.count), offline, 1, true)
+                == MOSQ_ERR_SUCCESS.rawValue
+            {
                 state.awaitSent(message, seconds: 2)
             }
         }
@@ -181,11 +194,12 @@ public final class MQTTPublisher: @unchecked Sendable {
         do {
             _ = try FileDescriptor.readWholeFile(path)
         } catch {
-            let kind: OutputError.Kind = switch error.cause {
-            case .notFound: .missingFile
-            case .notPermitted: .refused
-            case .isDirectory, .other: .unusableFile
-            }
+            let kind: OutputError.Kind =
+                switch error.cause {
+                case .notFound: .missingFile
+                case .notPermitted: .refused
+                case .isDirectory, .other: .unusableFile
+                }
             throw OutputError(kind, "--mqtt-ca \(path): cannot read it: \(error.text)")
         }
     }

@@ -1,6 +1,7 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `--mqtt` and its options ask for.

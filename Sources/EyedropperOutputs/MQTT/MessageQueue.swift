@@ -54,7 +54,10 @@ package final class MessageQueue: @unchecked Sendable {
     /// Puts `line` back as the oldest, unless the ring filled meanwhile (then it counts as
     /// dropped); call inside `monitor.locked`.
     package func putBack(_ line: inout [UInt8]) {
-        guard count < limit else { dropped += 1; return }
+        guard count < limit else {
+            dropped += 1
+            return
+        }
         head = (head + limit - 1) % limit
         swap(&slots[head], &line)
         count += 1

@@ -2,9 +2,10 @@ import Eyedropper
 import EyedropperPipeline
 import Logging
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
-import EyedropperPipeline
+    import Glibc
+    import EyedropperPipeline
 #endif
 
 /// OSC 1.0 over UDP: per line of samples, one bundle time-tagged with the frame's time, holding
@@ -99,7 +100,8 @@ public final class OSCSender: Sendable {
         if state.runFailures == 0, let logger {  // only then: the String is an allocation
             let reason = String(cString: strerror(error))
             let hint = error == ECONNREFUSED ? " (is anything listening there?)" : ""
-            logger.warning("""
+            logger.warning(
+                """
                 warning: OSC to \(peer): \(reason)\(hint); bundles that fail are counted, \
                 not said, until none has for \(Self.quietPeriod)
                 """)

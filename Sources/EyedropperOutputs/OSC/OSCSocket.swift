@@ -1,6 +1,7 @@
 import Eyedropper
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A UDP socket `connect()`ed to one OSC peer: the name is resolved once, at the start, and

@@ -66,7 +66,8 @@ extension ServeConfiguration.TLSFiles {
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(certificateBytes)
         } catch {
-            throw TLSFileError(description: "the certificate (--tls-cert) \(certificatePath) is not a PEM certificate: \(error)", exitStatus: 65)
+            throw TLSFileError(
+                description: "the certificate (--tls-cert) \(certificatePath) is not a PEM certificate: \(error)", exitStatus: 65)
         }
         guard !chain.isEmpty else {
             throw TLSFileError(description: "the certificate (--tls-cert) \(certificatePath) holds no PEM certificate", exitStatus: 65)
@@ -77,12 +78,14 @@ extension ServeConfiguration.TLSFiles {
         } catch {
             throw TLSFileError(description: "the private key (--tls-key) \(keyPath) is not a PEM private key: \(error)", exitStatus: 65)
         }
-        let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
             throw TLSFileError(
-                description: "the certificate \(certificatePath) and the private key \(keyPath) cannot serve TLS together (is the key the certificate's?): \(error)",
+                description:
+                    "the certificate \(certificatePath) and the private key \(keyPath) cannot serve TLS together (is the key the certificate's?): \(error)",
                 exitStatus: 65)
         }
     }
@@ -91,11 +94,12 @@ extension ServeConfiguration.TLSFiles {
         do {
             return try FileDescriptor.readWholeFile(path)
         } catch {
-            let status: Int32 = switch error.cause {
-            case .notFound: 66
-            case .notPermitted: 77
-            case .isDirectory, .other: 65
-            }
+            let status: Int32 =
+                switch error.cause {
+                case .notFound: 66
+                case .notPermitted: 77
+                case .isDirectory, .other: 65
+                }
             throw TLSFileError(description: "cannot read the \(what) \(path): \(error.text)", exitStatus: status)
         }
     }

@@ -1,10 +1,10 @@
 import Eyedropper
-import Synchronization
+import EyedropperCalibration
 import EyedropperCapture
 import EyedropperOutputs
 import EyedropperPipeline
 import Logging
-import EyedropperCalibration
+import Synchronization
 
 /// The one capture of the server: reads frames from its `FrameSource` on a thread of its own,
 /// converts each once into `LatestFrame`, samples the configured points, and never waits for a
@@ -62,14 +62,16 @@ final class CaptureLoop: Sendable {
                 configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
                 onOutage: { [frames] in frames.fail("\($0)") })
             var (stream, dropped): (String?, Int) = (nil, 0)
-            while !stopped, try source.next({ frame, timestamp in
-                // A camera's stream is known once it is open, and may change when it comes back.
-                if source.stream != stream {
-                    stream = source.stream
-                    statistics.setStream(stream)
-                }
-                publisher.publish(frame, timestamp: timestamp)
-            }) {
+            while !stopped,
+                try source.next({ frame, timestamp in
+                    // A camera's stream is known once it is open, and may change when it comes back.
+                    if source.stream != stream {
+                        stream = source.stream
+                        statistics.setStream(stream)
+                    }
+                    publisher.publish(frame, timestamp: timestamp)
+                })
+            {
                 statistics.addDropped(source.framesDropped - dropped)
                 dropped = source.framesDropped
             }

@@ -1,7 +1,7 @@
 import Eyedropper
-import Synchronization
 import EyedropperJPEG
 import Hummingbird
+import Synchronization
 
 /// One frame compressed to JPEG, shared by every client that asks for that frame.
 struct EncodedFrame: Sendable {
@@ -44,7 +44,10 @@ final class JPEGCache: Sendable {
     func newest() async throws -> EncodedFrame {
         while true {
             guard let newest = frames.newest else { throw FrameUnavailable.noFrameYet }
-            enum Step { case done(EncodedFrame), wait, encode }
+            enum Step {
+                case done(EncodedFrame)
+                case wait, encode
+            }
             let step: Step = state.withLock { state in
                 if let cached = state.cached, cached.number >= newest.number { return .done(cached) }
                 if state.encoding { return .wait }

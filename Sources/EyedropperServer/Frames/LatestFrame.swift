@@ -81,11 +81,13 @@ final class LatestFrame: Sendable {
     /// and every waiter is woken.
     func publish(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer, JPEGPlaneBuffer) -> FrameInfo) {
         let (index, slot) = state.withLock { state in
-            let index = state.slots.indices.first { $0 != state.newest && state.readers[$0] == 0 } ?? {
-                state.slots.append(RGBSlot())
-                state.readers.append(0)
-                return state.slots.count - 1
-            }()
+            let index =
+                state.slots.indices.first { $0 != state.newest && state.readers[$0] == 0 }
+                ?? {
+                    state.slots.append(RGBSlot())
+                    state.readers.append(0)
+                    return state.slots.count - 1
+                }()
             return (index, state.slots[index])
         }
         slot.reserve(byteCount)

@@ -8,11 +8,12 @@ extension BearerToken {
         do {
             bytes = try FileDescriptor.readWholeFile(path)
         } catch {
-            let kind: TokenFileError.Kind = switch error.cause {
-            case .notFound: .missing
-            case .notPermitted: .permissionDenied
-            case .isDirectory, .other: .unreadable
-            }
+            let kind: TokenFileError.Kind =
+                switch error.cause {
+                case .notFound: .missing
+                case .notPermitted: .permissionDenied
+                case .isDirectory, .other: .unreadable
+                }
             throw TokenFileError(path: path, kind: kind, reason: error.text)
         }
         guard let token = BearerToken(String(decoding: bytes, as: UTF8.self)) else {
@@ -52,7 +53,8 @@ public struct TokenFileError: Error, Hashable, Sendable, CustomStringConvertible
         case .permissionDenied: "cannot read \(file): \(reason ?? ""): let the user that runs eyedropper serve read it"
         case .unreadable: "cannot read \(file): \(reason ?? ""): give the path of a file that holds the token"
         case .empty: "\(file) is empty: put the token in it, or \(make)"
-        case .unusable: "\(file) holds whitespace, a control or a non-ASCII character inside the token, which an Authorization header cannot carry: use visible ASCII only, e.g. \(make)"
+        case .unusable:
+            "\(file) holds whitespace, a control or a non-ASCII character inside the token, which an Authorization header cannot carry: use visible ASCII only, e.g. \(make)"
         }
     }
 }

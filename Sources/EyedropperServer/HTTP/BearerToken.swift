@@ -36,7 +36,7 @@ public struct BearerToken: Hashable, Sendable, CustomStringConvertible {
         let value = authorization.utf8
         let scheme = "bearer ".utf8
         guard value.count > scheme.count,
-              zip(value.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 })
+            zip(value.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 })
         else { return false }
         return matches(value.dropFirst(scheme.count).drop { $0 == UInt8(ascii: " ") })
     }

@@ -136,10 +136,12 @@ enum ControlsFailure: JSONResponseError {
 extension DecodingError {
     /// The object key at fault, if the error is inside the top-level object.
     var key: String? {
-        let context: Context? = switch self {
-        case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context), let .dataCorrupted(context): context
-        @unknown default: nil
-        }
+        let context: Context? =
+            switch self {
+            case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context), let .dataCorrupted(context):
+                context
+            @unknown default: nil
+            }
         return context?.codingPath.first?.stringValue
     }
 }

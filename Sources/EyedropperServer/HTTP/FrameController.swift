@@ -19,8 +19,9 @@ struct FrameController: Sendable {
         let quality = try QueryString(request.uri.query, allowed: ["quality"]).integer("quality", in: 1...100)
         try frames.requireSource()
         let frame = if let quality { try await jpeg.newest(quality: quality) } else { try await jpeg.newest() }
-        return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: frame.jpeg))
+        return Response(
+            status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: frame.jpeg))
     }
 
     /// multipart/x-mixed-replace: each part the newest frame when this client is ready for one.
@@ -31,7 +32,8 @@ struct FrameController: Sendable {
             while await frames.frame(after: last) != nil {
                 guard let frame = try? await jpeg.newest() else { continue }
                 last = frame.number
-                var part = ByteBuffer(string: "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.readableBytes)\r\n\r\n")
+                var part = ByteBuffer(
+                    string: "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.readableBytes)\r\n\r\n")
                 part.writeImmutableBuffer(frame.jpeg)
                 part.writeString("\r\n")
                 try await writer.write(part)

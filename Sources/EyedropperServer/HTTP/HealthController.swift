@@ -6,8 +6,9 @@ import Hummingbird
 struct HealthController: Sendable {
     func addRoutes(to group: RouterGroup<some RequestContext>) {
         group.getOnly("healthz") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
         }
     }
 }

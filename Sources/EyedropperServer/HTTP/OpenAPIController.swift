@@ -8,8 +8,9 @@ struct OpenAPIController: Sendable {
     func addRoutes(to group: RouterGroup<some RequestContext>) {
         group.getOnly("openapi.json") { request, _ in
             _ = try QueryString(request.uri.query, allowed: [])
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
         }
     }
 }

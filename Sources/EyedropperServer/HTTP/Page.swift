@@ -40,8 +40,9 @@ enum Page {
 struct PageController: Sendable {
     func addRoutes(to group: RouterGroup<some RequestContext>) {
         group.getOnly("/") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: Page.html)))
+            Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: Page.html)))
         }
     }
 }

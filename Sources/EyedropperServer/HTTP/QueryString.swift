@@ -71,7 +71,7 @@ public struct QueryString: Sendable {
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
                 guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                      let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
+                    let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
                 else { return nil }
                 bytes.append(high << 4 | low)
                 index = utf8.index(first, offsetBy: 2)

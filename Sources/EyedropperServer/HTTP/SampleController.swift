@@ -1,8 +1,8 @@
 import Eyedropper
-import EyedropperPipeline
-import Hummingbird
 import EyedropperCalibration
 import EyedropperOutputs
+import EyedropperPipeline
+import Hummingbird
 
 /// `sample` (the colours at any points of the newest frame) and `samples` (an event per frame with
 /// the colours at the configured points).

@@ -19,8 +19,9 @@ struct StatusController: Sendable {
     func addRoutes(to group: RouterGroup<some RequestContext>) {
         group.getOnly("api/v1/status") { request, _ in try status(request).json(status: .ok) }
         group.getOnly("metrics") { request, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition(try status(request)))))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition(try status(request)))))
         }
     }
 
@@ -29,7 +30,8 @@ struct StatusController: Sendable {
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count,
-            stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts, points: configuration.points,
+            stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts,
+            points: configuration.points,
             controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration,
             outputs: outputs)
     }

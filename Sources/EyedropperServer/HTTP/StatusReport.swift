@@ -1,7 +1,7 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperCapture
 import EyedropperOutputs
-import EyedropperCalibration
 
 /// The body of `/api/v1/status`, and the figures `/metrics` gives in Prometheus' text format.
 struct StatusReport: Codable, Hashable, Sendable {
@@ -112,7 +112,8 @@ struct StatusReport: Codable, Hashable, Sendable {
         self.framesEncoded = framesEncoded
         frameRate = (capture.frameRate * 100).rounded() / 100
         let milliseconds = capture.conversion.map { ($0.seconds * 1e9).rounded() / 1e6 }
-        conversionMilliseconds = milliseconds.count == 4
+        conversionMilliseconds =
+            milliseconds.count == 4
             ? Percentiles(p50: milliseconds[0], p90: milliseconds[1], p99: milliseconds[2], max: milliseconds[3]) : nil
         self.streamClients = streamClients
         self.stalledStreamsClosed = stalledStreamsClosed

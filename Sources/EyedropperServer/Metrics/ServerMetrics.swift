@@ -61,24 +61,39 @@ final class ServerMetrics: Sendable {
         conversion = CoreMetrics.Timer(label: "eyedropper_conversion_seconds", dimensions: [], handler: histogram, factory: factory)
         sourceUp = registry.makeGauge(descriptor: name("source_up", "", "1 while the source delivers frames, 0 while it is failing."))
         framesCaptured = registry.makeCounter(descriptor: name("frames_captured", "total", "Frames captured and converted to RGB."))
-        framesDropped = registry.makeCounter(descriptor: name("frames_dropped", "total", "Frames the source delivered that were never converted."))
-        framesEncoded = registry.makeCounter(descriptor: name("frames_encoded", "total", "Frames compressed to JPEG (once each, on demand)."))
-        stalledStreamsClosed = registry.makeCounter(descriptor: name(
-            "stalled_streams_closed", "total", "Responses cut off because their client took nothing for --stall-timeout."))
-        headerTimeouts = registry.makeCounter(descriptor: name(
-            "header_timeouts", "total", "Connections cut off because a request head was not complete within --header-timeout."))
+        framesDropped = registry.makeCounter(
+            descriptor: name("frames_dropped", "total", "Frames the source delivered that were never converted."))
+        framesEncoded = registry.makeCounter(
+            descriptor: name("frames_encoded", "total", "Frames compressed to JPEG (once each, on demand)."))
+        stalledStreamsClosed = registry.makeCounter(
+            descriptor: name(
+                "stalled_streams_closed", "total", "Responses cut off because their client took nothing for --stall-timeout."))
+        headerTimeouts = registry.makeCounter(
+            descriptor: name(
+                "header_timeouts", "total", "Connections cut off because a request head was not complete within --header-timeout."))
         frameRate = registry.makeGauge(descriptor: name("frame_rate", "", "Frames converted per second, over the last two seconds."))
         streamClients = registry.makeGauge(descriptor: name("stream_clients", "", "Open MJPEG and event-stream responses."))
-        mqtt = !publishing ? nil : (
-            connected: registry.makeGauge(descriptor: name("mqtt_connected", "", "1 while the MQTT broker is connected, else 0.")),
-            published: registry.makeCounter(descriptor: name("mqtt_published", "total", "Lines handed to the MQTT client for the broker.")),
-            dropped: registry.makeCounter(descriptor: name(
-                "mqtt_dropped", "total", "Lines dropped from a full queue while the MQTT broker was slow or away (--mqtt-queue).")),
-            queued: registry.makeGauge(descriptor: name("mqtt_queued", "", "Lines waiting for the MQTT broker.")))
-        osc = !sending ? nil : (
-            sent: registry.makeCounter(descriptor: name("osc_sent", "total", "OSC bundles sent (--osc).")),
-            failed: registry.makeCounter(descriptor: name(
-                "osc_failed", "total", "OSC bundles the system would not send (nothing listening, a full buffer); dropped.")))
+        mqtt =
+            !publishing
+            ? nil
+            : (
+                connected: registry.makeGauge(descriptor: name("mqtt_connected", "", "1 while the MQTT broker is connected, else 0.")),
+                published: registry.makeCounter(
+                    descriptor: name("mqtt_published", "total", "Lines handed to the MQTT client for the broker.")),
+                dropped: registry.makeCounter(
+                    descriptor: name(
+                        "mqtt_dropped", "total", "Lines dropped from a full queue while the MQTT broker was slow or away (--mqtt-queue).")),
+                queued: registry.makeGauge(descriptor: name("mqtt_queued", "", "Lines waiting for the MQTT broker."))
+            )
+        osc =
+            !sending
+            ? nil
+            : (
+                sent: registry.makeCounter(descriptor: name("osc_sent", "total", "OSC bundles sent (--osc).")),
+                failed: registry.makeCounter(
+                    descriptor: name(
+                        "osc_failed", "total", "OSC bundles the system would not send (nothing listening, a full buffer); dropped."))
+            )
         residentMemory = registry.makeGauge(descriptor: name("process_resident_memory", "bytes", "Resident memory of this process."))
         registry.makeGauge(descriptor: name("process_start_time", "seconds", "When this process started, in seconds since 1970."))
             .set(to: Self.processStartTime ?? Date().timeIntervalSince1970)
@@ -98,7 +113,8 @@ final class ServerMetrics: Sendable {
                     namespace: "eyedropper", subsystem: "http", metricName: "requests", unitName: "total",
                     helpText: "HTTP requests by route, method and status, counted when the response head is ready."),
                 labels: labels)
-            let counter = CoreMetrics.Counter(label: "eyedropper_http_requests_total", dimensions: labels, handler: handler, factory: factory)
+            let counter = CoreMetrics.Counter(
+                label: "eyedropper_http_requests_total", dimensions: labels, handler: handler, factory: factory)
             counters[key] = counter
             return counter
         }
@@ -108,9 +124,11 @@ final class ServerMetrics: Sendable {
     func exposition(_ status: StatusReport) -> String {
         scraping.locked {
             sourceUp.set(to: status.error == nil ? 1 : 0)
-            for (counter, value) in [(framesCaptured, status.framesCaptured), (framesDropped, status.framesDropped),
-                                     (framesEncoded, status.framesEncoded), (stalledStreamsClosed, status.stalledStreamsClosed),
-                                     (headerTimeouts, status.headerTimeouts)] {
+            for (counter, value) in [
+                (framesCaptured, status.framesCaptured), (framesDropped, status.framesDropped),
+                (framesEncoded, status.framesEncoded), (stalledStreamsClosed, status.stalledStreamsClosed),
+                (headerTimeouts, status.headerTimeouts),
+            ] {
                 counter.reset()
                 counter.increment(by: Int64(value))
             }
@@ -146,14 +164,14 @@ final class ServerMetrics: Sendable {
     /// The process's start from /proc/self/stat (clock ticks after boot) and /proc/stat's btime.
     private static var processStartTime: Double? {
         guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let system = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let afterName = stat.lastIndex(of: ")")
+            let system = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let afterName = stat.lastIndex(of: ")")
         else { return nil }
         // Fields after the command name start at field 3; starttime is field 22.
         let fields = stat[stat.index(after: afterName)...].split(separator: " ")
         guard fields.count > 19, let ticks = Double(fields[19]),
-              let line = system.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
-              let boot = Double(line.dropFirst(6))
+            let line = system.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+            let boot = Double(line.dropFirst(6))
         else { return nil }
         return boot + ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
