@@ -7,7 +7,8 @@
 RESULTS=${RESULTS:-/mnt/out/results.txt}
 DEV=/dev/video0
 
-# vivid's bars converted exactly (shared/vivid/README.md): its 75% level is about 0.745.
+# vivid's bars converted exactly: its 75% level is about 0.745 (its bar values are in the kernel's
+# drivers/media/test-drivers/vivid/vivid-tpg-colors.c).
 EXPECTED="190,190,190 188,190,0 0,190,189 0,189,0 188,0,189 188,0,0 0,0,188 0,0,0"
 POINTS="--at 0.0625,0.6 --at 0.1875,0.6 --at 0.3125,0.6 --at 0.4375,0.6 --at 0.5625,0.6 --at 0.6875,0.6 --at 0.8125,0.6 --at 0.9375,0.6"
 
