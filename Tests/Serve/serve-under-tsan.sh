@@ -29,9 +29,11 @@ trap 'kill $server $broker $(cat "$work/broker.pid" 2>/dev/null) 2>/dev/null || 
  mosquitto -c "$work/mosquitto.conf" >>"$work/mosquitto.log" 2>&1 & echo $! >"$work/broker.pid") &
 base="http://127.0.0.1:$port"
 # The timeouts' paths too: two stream clients that stop reading (cut off by --stall-timeout, their
-# places freed) and two half-sent requests (cut off by --header-timeout), held for 8 seconds.
+# places freed) and two half-sent requests (cut off by --header-timeout), held until the status
+# counts both (30 s at most): how soon a stalled stream's buffers fill follows the frame rate, and
+# a sanitized debug build on a slow CPU captures a few frames a second.
 python3 - "$port" <<'PY' &
-import socket, sys, time
+import json, socket, sys, time, urllib.request
 held = []
 for path in ("stream.mjpg", "stream.mjpg", "samples"):
     client = socket.socket()
@@ -43,6 +45,12 @@ for _ in range(2):
     held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1]))))
     held[-1].sendall(b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n")
 time.sleep(8)
+end = time.time() + 22
+while time.time() < end:
+    status = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/api/v1/status", timeout=5))
+    if status["stalledStreamsClosed"] >= 2 and status["headerTimeouts"] >= 2:
+        break
+    time.sleep(0.5)
 PY
 for _ in 1 2 3; do curl -s -N --max-time 10 "$base/api/v1/stream.mjpg" >/dev/null & done
 for _ in 1 2; do curl -s -N --max-time 10 "$base/api/v1/samples" >/dev/null & done
