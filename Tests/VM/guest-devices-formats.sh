@@ -163,11 +163,13 @@ done
 # ---------------------------------------------------------------- 3. two instances
 reload_vivid n_devs=2 && check_devices "devices: n_devs=2 lists two capture devices" 2
 
-# No device at all: an empty list, and formats without --device says so.
+# No device at all: an empty list on stdout, a line on stderr saying so, and formats without
+# --device says so.
 rmmod vivid
-out=$(eyedropper devices --format json 2>&1); rc=$?
-if [ $rc -eq 0 ] && [ "$out" = "[]" ]; then pass "devices: none loaded gives []"
-else fail "devices: none loaded gives []" "exit $rc: $(one_line "$out")"; fi
+out=$(eyedropper devices --format json 2>/tmp/err); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = "[]" ] && grep -q "no video capture devices found" /tmp/err; then
+  pass "devices: none loaded gives [] and says so on stderr"
+else fail "devices: none loaded gives [] and says so on stderr" "exit $rc: $(one_line "$out") / $(one_line "$(cat /tmp/err)")"; fi
 out=$(eyedropper formats --format json 2>/tmp/err); rc=$?
 if [ $rc -eq 66 ] && [ -z "$out" ] && [ -s /tmp/err ]; then pass "formats: no device at all exits 66"
 else fail "formats: no device at all exits 66" "exit $rc: $(one_line "$out $(cat /tmp/err)")"; fi
