@@ -1,6 +1,5 @@
 import Eyedropper
 import EyedropperPipeline
-import EyedropperServer
 import FuzzSupport
 
 /// Two frames the parsed points are sampled on: one pixel, and an odd size with distinct pixels.

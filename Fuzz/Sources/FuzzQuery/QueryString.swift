@@ -1,0 +1,1 @@
+../../../Sources/EyedropperServer/HTTP/QueryString.swift
