@@ -54,10 +54,13 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // JPEG in one place: the remap of a frame's planes into JPEG's Y'CbCr (its C row kernels
+        // beside it) and the libturbojpeg encoder that compresses them.
+        .target(name: "CEyedropperJPEGKernels"),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
             name: "EyedropperJPEG",
-            dependencies: ["Eyedropper", "CTurboJPEG"]
+            dependencies: ["Eyedropper", "CEyedropperJPEGKernels", "CTurboJPEG"]
         ),
         // What happens to each lent frame (sample, calibrate, check, stamp: a `Reading`), once for
         // `sample`, serve's capture loop and its sample endpoint.

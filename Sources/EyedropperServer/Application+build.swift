@@ -1,4 +1,5 @@
 import EyedropperCapture
+import EyedropperJPEG
 import EyedropperOutputs
 import Hummingbird
 import Logging
@@ -16,7 +17,10 @@ public func buildApplication(
 
 /// Everything one server holds, shared by its routes and its capture.
 struct ServerParts: Sendable {
-    let frames = LatestFrame()
+    let frames = ServedFrames(payload: { JPEGPlaneBuffer() })
+    /// Whether anyone watches as JPEG: the capture remaps each frame's planes for the encoders only
+    /// then.
+    let jpegDemand = JPEGDemand()
     let metrics: ServerMetrics
     let statistics: CaptureStatistics
     let capture: CaptureLoop
@@ -43,10 +47,10 @@ struct ServerParts: Sendable {
         metrics = ServerMetrics(mqtt: outputs?.mqtt != nil, osc: outputs?.osc != nil)
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(
-            configuration: configuration, frames: frames, statistics: statistics, controls: controls, outputs: outputs,
-            logger: logger)
+            configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, controls: controls,
+            outputs: outputs, logger: logger)
         do {
-            jpeg = try JPEGCache(frames: frames, quality: configuration.jpegQuality, pool: work)
+            jpeg = try JPEGCache(frames: frames, demand: jpegDemand, quality: configuration.jpegQuality, pool: work)
         } catch {
             work.stop()
             throw error

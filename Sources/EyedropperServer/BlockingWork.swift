@@ -11,7 +11,7 @@ import EyedropperJPEG
 /// sanitizer understands the pthread mutex, and the server links nothing new. Each thread keeps up
 /// to `encodersPerThread` encoders, one per quality, the least recently used dropped first, so the
 /// default quality's encoder and its output buffer are reused frame after frame.
-final class BlockingWork: Sendable {
+package final class BlockingWork: Sendable {
     /// What a job is given: the state of the thread it runs on.
     struct Worker {
         /// Most recently used first.
@@ -42,7 +42,7 @@ final class BlockingWork: Sendable {
     private let queue = Queue()
     private let threads = Locked<[Thread]>([])
 
-    init(threads count: Int = 2, encodersPerThread limit: Int = 4) {
+    package init(threads count: Int = 2, encodersPerThread limit: Int = 4) {
         precondition(count >= 1 && limit >= 1)
         let queue = queue
         threads.withLock { threads in
@@ -75,7 +75,7 @@ final class BlockingWork: Sendable {
     }
 
     /// Ends the threads once the jobs already queued are done, and waits for them.
-    func stop() {
+    package func stop() {
         queue.monitor.locked {
             queue.stopping = true
             queue.monitor.broadcast()

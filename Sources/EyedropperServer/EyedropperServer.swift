@@ -39,7 +39,7 @@ func serverLogger(_ logger: Logger) -> Logger {
 
 /// Waits for the shutdown signal, then ends every open stream.
 private struct EndStreams: Service {
-    let frames: LatestFrame
+    let frames: ServedFrames
 
     func run() async throws {
         try? await gracefulShutdown()

@@ -39,7 +39,7 @@ public struct YCbCr8: Hashable, Codable, Sendable {
 
 extension Colorimetry {
     /// The normalisation of 8-bit code values: Y' = (Y - yOffset) / yScale, C' = (C - 128) / cScale.
-    var codeScales: (yOffset: Double, yScale: Double, cScale: Double) {
+    package var codeScales: (yOffset: Double, yScale: Double, cScale: Double) {
         switch range {
         case .limited: (16, 219, 224)
         case .full: (0, 255, 255)

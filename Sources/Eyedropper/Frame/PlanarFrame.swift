@@ -8,7 +8,7 @@ public struct PlanarFrame: ~Copyable {
     public let layout: PixelLayout
     /// What the source reports the frame's colorimetry to be.
     public let colorimetry: Colorimetry
-    let geometry: FrameGeometry
+    package let geometry: FrameGeometry
 
     public var width: Int { geometry.width }
     public var height: Int { geometry.height }
@@ -100,16 +100,16 @@ public struct PlanarFrame: ~Copyable {
 ///
 /// Sendable only so that one conversion can spread its rows over worker threads that all finish
 /// before the conversion returns, while the frame is still borrowed.
-struct FrameGeometry: @unchecked Sendable {
-    let width: Int
-    let height: Int
-    let luma: UnsafePointer<UInt8>
-    let lumaStride: Int
-    let cb: UnsafePointer<UInt8>
-    let cr: UnsafePointer<UInt8>
-    let chromaStride: Int
+package struct FrameGeometry: @unchecked Sendable {
+    package let width: Int
+    package let height: Int
+    package let luma: UnsafePointer<UInt8>
+    package let lumaStride: Int
+    package let cb: UnsafePointer<UInt8>
+    package let cr: UnsafePointer<UInt8>
+    package let chromaStride: Int
     /// 1 for separate Cb and Cr planes, 2 when they are interleaved.
-    let chromaStep: Int
+    package let chromaStep: Int
 
     init(layout: PixelLayout, width: Int, height: Int, _ plane0: Plane, _ plane1: Plane, _ plane2: Plane?) {
         func base(_ plane: Plane) -> UnsafePointer<UInt8> {

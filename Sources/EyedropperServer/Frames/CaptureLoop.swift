@@ -15,7 +15,8 @@ import Synchronization
 /// out.
 final class CaptureLoop: Sendable {
     private let configuration: ServeConfiguration
-    private let frames: LatestFrame
+    private let frames: ServedFrames
+    private let jpegDemand: JPEGDemand
     private let statistics: CaptureStatistics
     private let controls: CameraControls?
     /// `--mqtt`, `--osc`: where each frame's samples go too.
@@ -27,11 +28,12 @@ final class CaptureLoop: Sendable {
     /// `controls`: the camera's, which the service's API sets too; applied at every open, so
     /// what was set through the API survives a reconnect.
     init(
-        configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics,
+        configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
         controls: CameraControls?, outputs: SampleOutputs?, logger: Logger
     ) {
         self.configuration = configuration
         self.frames = frames
+        self.jpegDemand = jpegDemand
         self.statistics = statistics
         self.controls = controls
         self.outputs = outputs
@@ -56,7 +58,8 @@ final class CaptureLoop: Sendable {
 
     private func run() {
         var publisher = FramePublisher(
-            configuration: configuration, frames: frames, statistics: statistics, outputs: outputs, logger: logger)
+            configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, outputs: outputs,
+            logger: logger)
         do {
             let source = try FrameSource(
                 configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
@@ -86,7 +89,8 @@ final class CaptureLoop: Sendable {
 /// points, calibrated with a profile), with one converter kept while the colorimetry stays the
 /// same.
 private struct FramePublisher {
-    let frames: LatestFrame
+    let frames: ServedFrames
+    let jpegDemand: JPEGDemand
     let statistics: CaptureStatistics
     let outputs: SampleOutputs?
     let logger: Logger
@@ -95,10 +99,11 @@ private struct FramePublisher {
     private var number = 0
 
     init(
-        configuration: ServeConfiguration, frames: LatestFrame, statistics: CaptureStatistics, outputs: SampleOutputs?,
-        logger: Logger
+        configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
+        outputs: SampleOutputs?, logger: Logger
     ) {
         self.frames = frames
+        self.jpegDemand = jpegDemand
         self.statistics = statistics
         self.outputs = outputs
         self.logger = logger
@@ -119,9 +124,10 @@ private struct FramePublisher {
                 preconditionFailure("the slot was sized for this frame: \(error)")
             }
             conversion = start.duration(to: .now)  // status's conversion times: the RGB alone, as before
-            // The JPEGs' planes, kept with the slot: the camera's buffer is gone when an encoder runs.
-            // 0.14-0.18 ms for 1080p, allocating nothing (Benchmarks, JPEG suite, eyedropper-remap rows).
-            planes.remap(frame)
+            // The JPEGs' planes, kept with the slot while anyone watches: the camera's buffer is gone
+            // when an encoder runs. 0.14-0.18 ms for 1080p, allocating nothing (Benchmarks, JPEG
+            // suite, eyedropper-remap rows).
+            jpegDemand.keepPlanes(of: frame, in: planes)
             published = .now
             let converted = ConvertedFrame(
                 rgb: RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height), colorimetry: colorimetry)

@@ -12,6 +12,15 @@ public struct FrameInfo: Hashable, Sendable {
     public let colorimetry: Colorimetry
     /// The colours at the configured points: one `SampleJSON` object.
     public let samplesJSON: String
+
+    package init(number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry, samplesJSON: String) {
+        self.number = number
+        self.timestamp = timestamp
+        self.width = width
+        self.height = height
+        self.colorimetry = colorimetry
+        self.samplesJSON = samplesJSON
+    }
 }
 
 /// Why there is no frame to answer with: the endpoints say so with 503.
@@ -28,16 +37,18 @@ enum FrameUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One frame's memory: its RGB24 (for sampling and PPM) and its planes remapped to JPEG's Y'CbCr
-/// (for the 4:2:0 JPEGs, which compress from them rather than from the RGB). Written only by the
+/// One frame's memory: its RGB24 (for sampling, PPM and JPEG) and a payload the store never
+/// looks into (serve's: the frame's planes in JPEG's Y'CbCr, `ServedFrames`). Written only by the
 /// capture thread while it is neither the newest frame nor held by a reader (`LatestFrame` keeps
 /// that rule), so it needs no lock of its own.
-final class RGBSlot: @unchecked Sendable {
+final class FrameSlot<Payload: AnyObject>: @unchecked Sendable {
     private(set) var bytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    /// Kept with the slot because encoders run later, on other threads, after the camera's buffer
-    /// has gone back to the driver. Grown only for a larger frame, like `bytes`.
-    let planes = JPEGPlaneBuffer()
+    /// Kept with the slot because readers use it later, on other threads, after the camera's
+    /// buffer has gone back to the driver.
+    let payload: Payload
     var info: FrameInfo?
+
+    init(payload: Payload) { self.payload = payload }
 
     deinit { bytes.deallocate() }
 
@@ -54,10 +65,11 @@ final class RGBSlot: @unchecked Sendable {
 /// Slots are reused: the capture thread converts into one that is not the newest and that no
 /// reader holds, then makes it the newest in one step under the lock, so readers never see a frame
 /// half written and never hold the capture thread up. Three slots suffice while readers are quick;
-/// a reader that holds one longer only makes the pool grow by one, once.
-final class LatestFrame: Sendable {
+/// a reader that holds one longer only makes the pool grow by one, once. Each slot carries a
+/// `Payload` of the owner's, made by `makePayload`, filled and read beside the frame's RGB.
+package final class LatestFrame<Payload: AnyObject>: Sendable {
     private struct State {
-        var slots: [RGBSlot] = []
+        var slots: [FrameSlot<Payload>] = []
         var readers: [Int] = []
         var newest: Int?
         var waiters: [Int: CheckedContinuation<FrameInfo?, Never>] = [:]
@@ -68,30 +80,32 @@ final class LatestFrame: Sendable {
     }
 
     private let state = Locked(State())
+    private let makePayload: @Sendable () -> Payload
 
-    init(slots: Int = 3) {
+    package init(slots: Int = 3, payload makePayload: @escaping @Sendable () -> Payload) {
+        self.makePayload = makePayload
         state.withLock { state in
-            state.slots = (0..<slots).map { _ in RGBSlot() }
+            state.slots = (0..<slots).map { _ in FrameSlot(payload: makePayload()) }
             state.readers = Array(repeating: 0, count: slots)
         }
     }
 
-    /// Capture thread: lends `byteCount` bytes of a free slot and its JPEG planes to `fill`, which
-    /// converts and remaps a frame into them and says what it is; then that frame becomes the newest
-    /// and every waiter is woken.
-    func publish(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer, JPEGPlaneBuffer) -> FrameInfo) {
+    /// Capture thread: lends `byteCount` bytes of a free slot and its payload to `fill`, which
+    /// converts a frame into them and says what it is; then that frame becomes the newest and every
+    /// waiter is woken.
+    package func publish(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer, Payload) -> FrameInfo) {
         let (index, slot) = state.withLock { state in
             let index =
                 state.slots.indices.first { $0 != state.newest && state.readers[$0] == 0 }
                 ?? {
-                    state.slots.append(RGBSlot())
+                    state.slots.append(FrameSlot(payload: makePayload()))
                     state.readers.append(0)
                     return state.slots.count - 1
                 }()
             return (index, state.slots[index])
         }
         slot.reserve(byteCount)
-        let info = fill(UnsafeMutableRawBufferPointer(rebasing: slot.bytes[..<byteCount]), slot.planes)
+        let info = fill(UnsafeMutableRawBufferPointer(rebasing: slot.bytes[..<byteCount]), slot.payload)
         slot.info = info
         let waiters = state.withLock { state in
             state.newest = index
@@ -103,36 +117,36 @@ final class LatestFrame: Sendable {
     }
 
     /// Lends the newest frame and its RGB24 pixels to `body`; nil when there is no frame yet.
-    func withNewest<R>(_ body: (FrameInfo, UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+    package func withNewest<R>(_ body: (FrameInfo, UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         try withNewestSlot { info, rgb, _ in try body(info, rgb) }
     }
 
-    /// Lends the newest frame with its RGB24 pixels and its JPEG planes to `body`; nil when there is
-    /// no frame yet.
-    func withNewestSlot<R>(_ body: (FrameInfo, UnsafeRawBufferPointer, JPEGPlaneBuffer) throws -> R) rethrows -> R? {
-        let held: (Int, RGBSlot)? = state.withLock { state in
+    /// Lends the newest frame with its RGB24 pixels and its slot's payload to `body`; nil when
+    /// there is no frame yet.
+    package func withNewestSlot<R>(_ body: (FrameInfo, UnsafeRawBufferPointer, Payload) throws -> R) rethrows -> R? {
+        let held: (Int, FrameSlot<Payload>)? = state.withLock { state in
             guard let newest = state.newest else { return nil }
             state.readers[newest] += 1
             return (newest, state.slots[newest])
         }
         guard let (index, slot) = held else { return nil }
         defer { state.withLock { $0.readers[index] -= 1 } }
-        return try body(slot.info!, UnsafeRawBufferPointer(slot.bytes), slot.planes)
+        return try body(slot.info!, UnsafeRawBufferPointer(slot.bytes), slot.payload)
     }
 
     /// The newest frame, if any.
-    var newest: FrameInfo? {
+    package var newest: FrameInfo? {
         state.withLock { state in state.newest.flatMap { state.slots[$0].info } }
     }
 
     /// Why frames are not coming, while they are not.
-    var failure: String? { state.withLock { $0.failure } }
+    package var failure: String? { state.withLock { $0.failure } }
 
-    func fail(_ reason: String) { state.withLock { $0.failure = reason } }
+    package func fail(_ reason: String) { state.withLock { $0.failure = reason } }
 
     /// Waits until there is a frame newer than frame `number` (-1: any frame) and returns it; nil
     /// once the store is closed or the waiting task is cancelled.
-    func frame(after number: Int) async -> FrameInfo? {
+    package func frame(after number: Int) async -> FrameInfo? {
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -154,8 +168,21 @@ final class LatestFrame: Sendable {
         }
     }
 
+    /// `frame(after:)`, waiting until `deadline` at most: nil past it.
+    package func frame(after number: Int, until deadline: ContinuousClock.Instant) async -> FrameInfo? {
+        await withTaskGroup(of: FrameInfo?.self) { group in
+            group.addTask { await self.frame(after: number) }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+    }
+
     /// Ends every wait, now and later: the server is shutting down.
-    func close() {
+    package func close() {
         let waiters = state.withLock { state in
             state.closed = true
             defer { state.waiters.removeAll() }

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// The newest frame as pictures: `frame.jpg` (one JPEG) and `stream.mjpg` (live MJPEG).
 struct FrameController: Sendable {
-    let frames: LatestFrame
+    let frames: ServedFrames
     let jpeg: JPEGCache
     let streams: StreamLimit
 

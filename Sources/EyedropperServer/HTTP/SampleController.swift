@@ -8,7 +8,7 @@ import Hummingbird
 /// the colours at the configured points).
 struct SampleController: Sendable {
     let configuration: ServeConfiguration
-    let frames: LatestFrame
+    let frames: ServedFrames
     let streams: StreamLimit
 
     func addRoutes(to group: RouterGroup<some RequestContext>) {

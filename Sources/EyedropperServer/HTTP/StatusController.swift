@@ -6,7 +6,7 @@ import Hummingbird
 /// The capture's figures: `/api/v1/status` as JSON and `/metrics` in Prometheus' text format.
 struct StatusController: Sendable {
     let configuration: ServeConfiguration
-    let frames: LatestFrame
+    let frames: ServedFrames
     let statistics: CaptureStatistics
     let jpeg: JPEGCache
     let streams: StreamLimit

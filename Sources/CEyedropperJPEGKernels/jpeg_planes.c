@@ -1,8 +1,8 @@
 // Row kernels that remap a frame's YCbCr 4:2:0 into JPEG's own: BT.601, full range, three planes
-// (see CEyedropperKernels.h for the arithmetic, JPEGRemapCoefficients.swift for the constants).
+// (see CEyedropperJPEGKernels.h for the arithmetic, JPEGRemapCoefficients.swift for the constants).
 // The scalar kernel is the reference and the baseline; the AVX2 one (32 pixels per step, chosen
 // at run time) computes the very same integers, so the two agree bit for bit.
-#include "CEyedropperKernels.h"
+#include "CEyedropperJPEGKernels.h"
 
 // Cb' and Cr' in 1/64 levels before the shift: 128 levels plus half a level, to round.
 #define ED_JPEG_CHROMA_BIAS (128 * 64 + 32) /* 8224 */
@@ -97,7 +97,7 @@ ED_JPEG_AVX2_INLINE void ed_jpeg_rows(const uint8_t *y0, const uint8_t *y1, cons
     const ed_jpeg_splat k = ed_jpeg_splat_coefficients(coefficients);
     const __m256i flip = _mm256_set1_epi16((short)0x8000);
     const uint8_t *pairs = chroma == ED_JPEG_CR_FIRST ? cr : cb; // interleaved: the first byte of the first pair
-    for (ptrdiff_t i = 0; i < count; i += ED_AVX2_PIXELS) {
+    for (ptrdiff_t i = 0; i < count; i += ED_JPEG_AVX2_PIXELS) {
         __m256i u, v;
         if (chroma != ED_JPEG_PLANAR) {
             // Word j holds pair j: its first byte low, its second high. Shifting the first up, or

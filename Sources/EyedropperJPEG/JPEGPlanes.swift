@@ -1,4 +1,5 @@
-import CEyedropperKernels
+internal import CEyedropperJPEGKernels
+import Eyedropper
 
 /// The remap kernels one binary carries; `JPEGPlaneBuffer` uses the best one this CPU supports.
 public enum JPEGRemapKernel: String, CaseIterable, Hashable, Sendable {
@@ -52,9 +53,16 @@ public final class JPEGPlaneBuffer {
         stored = (width, height)
     }
 
-    /// Lends the planes the last `remap` wrote.
+    /// Whether `withPlanes` has planes to lend: a frame was remapped, and not cleared since.
+    public var hasPlanes: Bool { stored != nil }
+
+    /// Forgets the last frame remapped (keeping the memory), so that planes of an older frame are
+    /// never taken for a newer one's.
+    public func clear() { stored = nil }
+
+    /// Lends the planes the last `remap` wrote; only while `hasPlanes`.
     public func withPlanes<R>(_ body: (borrowing JPEGPlanes) throws -> R) rethrows -> R {
-        guard let (width, height) = stored else { preconditionFailure("no frame remapped yet") }
+        guard let (width, height) = stored else { preconditionFailure("no frame remapped since the last clear") }
         let (luma, cb, cr) = pointers(width: width, height: height)
         return try body(
             JPEGPlanes(
@@ -127,7 +135,7 @@ public final class JPEGPlaneBuffer {
     ) {
         var k = table.c
         let width = frame.width, lumaStride = Self.padded(width), chromaStride = Self.padded((width + 1) / 2)
-        let vectorWidth = kernel == .avx2 ? width - width % Int(ED_AVX2_PIXELS) : 0
+        let vectorWidth = kernel == .avx2 ? width - width % Int(ED_JPEG_AVX2_PIXELS) : 0
         for row in stride(from: 0, to: frame.height, by: 2) {
             let pair = row + 1 < frame.height
             let y0 = luma == nil ? nil : frame.luma + row * frame.lumaStride

@@ -1,4 +1,5 @@
-import CEyedropperKernels
+internal import CEyedropperJPEGKernels
+import Eyedropper
 
 /// The 16-bit fixed-point map from a frame's Y'CbCr to JPEG's (BT.601, full range), in the Y'CbCr
 /// domain: no R'G'B' in between, so 4:2:0 chroma stays 4:2:0.

@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperJPEG
 import EyedropperTestSupport
 import Testing
 
@@ -81,7 +82,8 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
             let counts = histogram.enumerated().filter { $0.element > 0 }.map { "\($0.offset - 255): \($0.element)" }
             let exactShare = (Double(histogram[255]) / Double(histogram.reduce(0, +)) * 10000).rounded() / 100
             print(
-                "\(colorimetry) -> JPEG \(name): error histogram (levels: samples) \(counts.joined(separator: ", ")); \(exactShare)% exact")
+                "\(colorimetry) -> JPEG \(name): error histogram (levels: samples) \(counts.joined(separator: ", ")); \(exactShare)% exact"
+            )
         }
         #expect(worst <= 1, "\(colorimetry): an output is \(worst) levels off the exact map")
     }
