@@ -61,8 +61,8 @@ struct ServerParts: Sendable {
 
 /// Every route, behind the middleware: counted, errors as JSON, and with a token, refused without
 /// it. `buildApplication` serves them, and the tests hold them against the OpenAPI document.
-func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Router<BasicRequestContext> {
-    let router = Router()
+func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Router<ServeRequestContext> {
+    let router = Router(context: ServeRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
     router.add(middleware: JSONErrorMiddleware())
     if let token = configuration.token { router.add(middleware: TokenMiddleware(token: token)) }

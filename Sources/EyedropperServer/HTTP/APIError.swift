@@ -17,7 +17,9 @@ extension JSONResponseError {
     var headers: HTTPFields { [:] }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = ErrorBody(error: message, parameter: parameterAtFault).json(status: status)
+        var response = try context.responseEncoder.encode(
+            ErrorBody(error: message, parameter: parameterAtFault), from: request, context: context)
+        response.status = status
         response.headers.append(contentsOf: headers)
         return response
     }
@@ -68,6 +70,12 @@ struct InternalError: JSONResponseError {
     var message: String { "\(error)" }
 }
 
+/// Any other error with an HTTP status (Hummingbird's own): that status, named.
+struct StatusError: JSONResponseError {
+    let status: HTTPResponse.Status
+    var message: String { status.reasonPhrase }
+}
+
 /// Makes every error JSON: the router's own 404 and errors that are not `JSONResponseError`s
 /// included (Hummingbird's would have an empty or differently shaped body).
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -81,7 +89,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             return try PathNotFound(path: request.uri.path).response(from: request, context: context)
         } catch let error as any HTTPResponseError {
-            return ErrorBody(error: error.status.reasonPhrase, parameter: nil).json(status: error.status)
+            return try StatusError(status: error.status).response(from: request, context: context)
         } catch {
             return try InternalError(error: error).response(from: request, context: context)
         }
@@ -123,15 +131,4 @@ extension HTTPRequest.Method {
 private struct ErrorBody: Encodable {
     let error: String
     let parameter: String?
-}
-
-extension Encodable {
-    /// This value as a JSON response (keys sorted, so the text is stable).
-    func json(status: HTTPResponse.Status) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return Response(
-            status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
 }

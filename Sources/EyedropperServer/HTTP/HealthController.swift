@@ -5,10 +5,10 @@ import Hummingbird
 /// not that frames are coming: `/api/v1/status` says that.
 struct HealthController: Sendable {
     func addRoutes(to group: RouterGroup<some RequestContext>) {
-        group.getOnly("healthz") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
-        }
+        group.getOnly("healthz") { _, _ in Health() }
+    }
+
+    private struct Health: ResponseEncodable {
+        let status = "ok"
     }
 }

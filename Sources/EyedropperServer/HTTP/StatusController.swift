@@ -17,7 +17,7 @@ struct StatusController: Sendable {
 
     /// `group` is the root: the two live under different prefixes.
     func addRoutes(to group: RouterGroup<some RequestContext>) {
-        group.getOnly("api/v1/status") { request, _ in try status(request).json(status: .ok) }
+        group.getOnly("api/v1/status") { request, _ in try status(request) }
         group.getOnly("metrics") { request, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

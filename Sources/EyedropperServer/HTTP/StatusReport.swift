@@ -2,9 +2,10 @@ import Eyedropper
 import EyedropperCalibration
 import EyedropperCapture
 import EyedropperOutputs
+import Hummingbird
 
 /// The body of `/api/v1/status`, and the figures `/metrics` gives in Prometheus' text format.
-struct StatusReport: Codable, Hashable, Sendable {
+struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     struct Percentiles: Codable, Hashable, Sendable {
         let p50: Double
         let p90: Double
