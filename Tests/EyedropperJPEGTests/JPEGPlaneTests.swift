@@ -30,7 +30,8 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
 
 @Suite(.serialized) struct JPEGPlaneTests {
     /// Every output of all 2^24 inputs is within one level of the exact map, for every matrix and
-    /// range; the AVX2 kernel writes the scalar kernel's bytes. Prints the error histograms.
+    /// range; the AVX2 kernel writes the scalar kernel's bytes. Prints the error histograms. (A
+    /// sixteenth of the inputs in a debug build: `ExhaustiveSweep`.)
     @Test(arguments: Colorimetry.all)
     func everyInputWithinOneLevelOfExact(colorimetry: Colorimetry) throws {
         let frame = try makeAllTriples(colorimetry: colorimetry)
@@ -82,7 +83,7 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
             let counts = histogram.enumerated().filter { $0.element > 0 }.map { "\($0.offset - 255): \($0.element)" }
             let exactShare = (Double(histogram[255]) / Double(histogram.reduce(0, +)) * 10000).rounded() / 100
             print(
-                "\(colorimetry) -> JPEG \(name): error histogram (levels: samples) \(counts.joined(separator: ", ")); \(exactShare)% exact"
+                "\(colorimetry) -> JPEG \(name) (\(ExhaustiveSweep.scope)): error histogram (levels: samples) \(counts.joined(separator: ", ")); \(exactShare)% exact"
             )
         }
         #expect(worst <= 1, "\(colorimetry): an output is \(worst) levels off the exact map")
