@@ -52,7 +52,14 @@ import Testing
             answered += try server.get("/api/v1/sample?at=0.5,0.5").status == 200 ? 1 : 0
         }
         let after = try server.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0
-        #expect(after - before >= 45, "only \(after - before) frames in 3 s")
+        // Half the 90 frames of 3 s; a debug build's capture, some times slower, a third: a capture
+        // held up by the stalled stream stops once that stream's buffers are full, within a second.
+        #if DEBUG
+            let least = 30
+        #else
+            let least = 45
+        #endif
+        #expect(after - before >= least, "only \(after - before) frames in 3 s")
         #expect(answered >= 30)
         let viewer = try HTTPConnection(port: server.port)
         _ = try viewer.get("/api/v1/stream.mjpg")

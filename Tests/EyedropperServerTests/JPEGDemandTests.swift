@@ -51,25 +51,29 @@ import Testing
     /// the request, compressed from its planes: the bytes the planes path makes. Catches compressing
     /// the idle frame's RGB, or not waiting for the next frame.
     @Test func aRequestAfterIdleWaitsForTheNextFramesPlanes() async throws {
-        let frames = ServedFrames(payload: { JPEGPlaneBuffer() }), demand = JPEGDemand()
-        let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
-        let work = BlockingWork()
-        defer { work.stop() }
-        let cache = try JPEGCache(frames: frames, demand: demand, quality: 90, pool: work)
-        Self.publish(pattern, number: 0, into: frames, demand)
-        let capture = Task.detached {
+        try await onServerThreads {
+            let frames = ServedFrames(payload: { JPEGPlaneBuffer() }), demand = JPEGDemand()
             let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
-            for number in 1..<40 {
-                try await Task.sleep(for: .milliseconds(50))
-                Self.publish(pattern, number: number, into: frames, demand)
+            let work = BlockingWork()
+            defer { work.stop() }
+            let cache = try JPEGCache(frames: frames, demand: demand, quality: 90, pool: work)
+            Self.publish(pattern, number: 0, into: frames, demand)
+            // On the server tests' own threads, as a capture thread is: the cooperative pool may be
+            // held by other suites for longer than the request waits for a frame.
+            let capture = serverTask {
+                let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
+                for number in 1..<40 {
+                    try await Task.sleep(for: .milliseconds(50))
+                    Self.publish(pattern, number: number, into: frames, demand)
+                }
             }
+            defer { capture.cancel() }
+            let jpeg = try await cache.newest()
+            #expect(jpeg.number >= 1, "the idle frame \(jpeg.number) compressed, not the next frame's planes")
+            let planesJPEG = try pattern.withFrame { frame in try JPEGEncoder(quality: 90).withJPEG(frame) { Array($0) } }
+            let samePlanes = Array(buffer: jpeg.jpeg) == planesJPEG  // (not inside #expect: it would print every byte)
+            #expect(samePlanes, "frame \(jpeg.number): not the planes path's bytes")
         }
-        defer { capture.cancel() }
-        let jpeg = try await cache.newest()
-        #expect(jpeg.number >= 1, "the idle frame \(jpeg.number) compressed, not the next frame's planes")
-        let planesJPEG = try pattern.withFrame { frame in try JPEGEncoder(quality: 90).withJPEG(frame) { Array($0) } }
-        let samePlanes = Array(buffer: jpeg.jpeg) == planesJPEG  // (not inside #expect: it would print every byte)
-        #expect(samePlanes, "frame \(jpeg.number): not the planes path's bytes")
     }
 
     /// A source that has stopped gives no next frame: the newest frame, which has no planes, is

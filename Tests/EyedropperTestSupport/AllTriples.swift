@@ -1,13 +1,14 @@
+import Dispatch
 import Eyedropper
 
 /// How much of the 2^24 (Y, Cb, Cr) inputs the exhaustive tests sweep: all of them in a release
-/// build (what `Scripts/test` runs, seconds a colorimetry). A debug build runs the sweeps some 50
-/// times slower (minutes a colorimetry, half an hour for the suites), so there they take every Y
-/// with every 4th Cb and every 4th Cr: 2^20 inputs, a sixteenth, and say so.
+/// build (what `Scripts/test` runs, seconds a colorimetry). A debug build runs the sweeps some 100
+/// times slower (a minute a colorimetry for a sixteenth of them), so there they take every Y with
+/// every 16th Cb and every 16th Cr: 2^16 inputs, a 256th, and say so.
 public enum ExhaustiveSweep {
     #if DEBUG
         /// The step between the Cb values, and between the Cr values, swept.
-        public static let chromaStep = 4
+        public static let chromaStep = 16
     #else
         /// The step between the Cb values, and between the Cr values, swept.
         public static let chromaStep = 1
@@ -15,6 +16,16 @@ public enum ExhaustiveSweep {
 
     /// The (Y, Cb, Cr) triples swept.
     public static var count: Int { (1 << 24) / (chromaStep * chromaStep) }
+
+    /// Runs `body`, a sweep's seconds (release) to minutes (debug) of synchronous work, on a thread
+    /// of Dispatch's and waits for it: on one of Swift concurrency's cooperative threads (as many as
+    /// cores) it would hold up the async tests beside it, whose servers, streams and time limits
+    /// need those threads, for as long.
+    public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
 
     /// What the sweep covers, for the tests' output.
     public static var scope: String {
