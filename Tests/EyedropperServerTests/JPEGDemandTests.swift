@@ -10,6 +10,12 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct JPEGDemandTests {
     static let (width, height) = (320, 240)
 
+    /// What a JPEG cache needs, as serve makes it: the store, its demand, the threads (stopped by
+    /// the caller).
+    static func parts() -> (ServedFrames, JPEGDemand, BlockingWork) {
+        (ServedFrames(payload: { JPEGPlaneBuffer() }), JPEGDemand(), BlockingWork())
+    }
+
     /// The test pattern published into `frames` as serve's capture thread does: converted to RGB,
     /// its planes kept as `demand` says.
     static func publish(_ pattern: FrameBuffer, number: Int, into frames: ServedFrames, _ demand: JPEGDemand) {
@@ -52,10 +58,9 @@ import Testing
     /// the idle frame's RGB, or not waiting for the next frame.
     @Test func aRequestAfterIdleWaitsForTheNextFramesPlanes() async throws {
         try await onServerThreads {
-            let frames = ServedFrames(payload: { JPEGPlaneBuffer() }), demand = JPEGDemand()
-            let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
-            let work = BlockingWork()
+            let (frames, demand, work) = Self.parts()
             defer { work.stop() }
+            let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
             let cache = try JPEGCache(frames: frames, demand: demand, quality: 90, pool: work)
             Self.publish(pattern, number: 0, into: frames, demand)
             // On the server tests' own threads, as a capture thread is: the cooperative pool may be
@@ -80,10 +85,9 @@ import Testing
     /// compressed from its RGB (libturbojpeg's own 4:2:0), in colour, after the wait. Catches a
     /// request that waits forever, fails, or compresses planes that are not there.
     @Test func aStoppedSourcesNewestFrameIsCompressedFromRGB() async throws {
-        let frames = ServedFrames(payload: { JPEGPlaneBuffer() }), demand = JPEGDemand()
-        let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
-        let work = BlockingWork()
+        let (frames, demand, work) = Self.parts()
         defer { work.stop() }
+        let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
         let cache = try JPEGCache(frames: frames, demand: demand, quality: 90, pool: work)
         Self.publish(pattern, number: 7, into: frames, demand)
         let jpeg = try await cache.newest()

@@ -77,9 +77,11 @@ import Testing
             }
         }
         let step = ExhaustiveSweep.chromaStep
-        let swept = seen.indices.filter { seen[$0] }
-        sweep.swept = swept.count
-        sweep.onGrid = swept.allSatisfy { (($0 >> 8) & 0xFF) % step == 0 && ($0 & 0xFF) % step == 0 }
+        sweep.onGrid = true
+        for index in seen.indices where seen[index] {
+            sweep.swept += 1
+            if ((index >> 8) & 0xFF) % step != 0 || (index & 0xFF) % step != 0 { sweep.onGrid = false }
+        }
         return sweep
     }
 }
