@@ -183,11 +183,11 @@ final class ServerProcess {
             if let match = stderr.firstMatch(of: /on http:\/\/[^\/]+:(\d+)\//) { found = Int(match.1) }
         }
         port = found!
-        for _ in 0..<100 where waitForFrame {
+        for _ in 0..<400 where waitForFrame {
             if let response = try? get("/api/v1/status"), response.json["framesCaptured"] as? Int ?? 0 > 0 { return }
             usleep(50_000)
         }
-        if waitForFrame { throw HTTPTestError("no frame captured within 5 s") }
+        if waitForFrame { throw HTTPTestError("no frame captured within 20 s") }
     }
 
     deinit {

@@ -9,7 +9,7 @@ import Testing
 /// `eyedropper serve`'s access options through the built executable: what it refuses at the start
 /// (exit status, one line on stderr), what it says, and the token over a real socket. The 401s of
 /// every route are tested in process (EyedropperServerTests' AccessTests).
-@Suite(.timeLimit(.minutes(1))) struct ServeAccessTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct ServeAccessTests {
     static let token = "s3cret-token-0123456789abcdef"
 
     /// Beyond loopback with no token and no --no-auth: exit 64 before listening, one line saying

@@ -11,7 +11,7 @@ import Testing
 /// `eyedropper serve` as a process, for what needs one: signals, real sockets whose clients stop
 /// reading or leave early, the warning on stderr, usage errors. Every endpoint's answers are
 /// tested in process by EyedropperServerTests.
-@Suite(.timeLimit(.minutes(1))) struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct ServeCommandTests {
     /// The sample endpoint gives what `eyedropper sample` prints for the same points: both read
     /// frames through one `FramePipeline` (the service from its converted RGB, the command from the
     /// planes) and print its reading's JSON line. Catches the two sources drifting apart.

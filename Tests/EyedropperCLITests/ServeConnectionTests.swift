@@ -8,7 +8,7 @@ import Testing
 /// `serve`'s timeout and TLS options, as a user meets their mistakes: each is one line on stderr
 /// naming the option or file, with the status saying what kind, before anything listens. What the
 /// timeouts and TLS do to clients is tested against real sockets by Tests/Serve/network-tests.sh.
-@Suite(.timeLimit(.minutes(1))) struct ServeConnectionTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct ServeConnectionTests {
     /// Catches a timeout of 0 or below taken (a server closing every connection at once), and
     /// half a TLS pair taken (serving plain HTTP where HTTPS was meant).
     @Test(arguments: [

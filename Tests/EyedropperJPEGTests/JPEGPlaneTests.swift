@@ -28,7 +28,7 @@ private func packedPlanes(_ buffer: JPEGPlaneBuffer) -> (y: [UInt8], cb: [UInt8]
     }
 }
 
-@Suite(.serialized) struct JPEGPlaneTests {
+@Suite(.serialized, .oneHeavySuiteAtATime) struct JPEGPlaneTests {
     /// Every output of all 2^24 inputs is within one level of the exact map, for every matrix and
     /// range; the AVX2 kernel writes the scalar kernel's bytes. Prints the error histograms. (A
     /// 256th of the inputs in a debug build: `ExhaustiveSweep`.)

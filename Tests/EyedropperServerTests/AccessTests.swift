@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperServer
+import EyedropperTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -7,7 +8,7 @@ import Testing
 
 /// A server with a token (`--token-file`, `EYEDROPPER_TOKEN`), in process: every route but the page
 /// and `/healthz` answers 401 without `Authorization: Bearer TOKEN`, and as it always did with it.
-@Suite(.timeLimit(.minutes(1))) struct AccessTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct AccessTests {
     static let token = "0123456789abcdef0123456789abcdef"
 
     /// What each path of the server answers with the token, by method (any method not listed: 405),

@@ -9,7 +9,7 @@ import Testing
 /// `serve --profile` and `--target`, in process, against the test pattern: every
 /// sample's calibrated colour, ΔE and pass checked against what `CameraProfile` makes of the
 /// sample's own `mean`, the status's new fields, and every body as it was without a profile.
-@Suite(.timeLimit(.minutes(1))) struct CalibratedServerTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct CalibratedServerTests {
     /// The magenta and the green bar's centres (a quarter of the height), flat: their means are
     /// the bars' colours exactly.
     static let points = [try! SamplePoint(x: 0.5625, y: 0.25), try! SamplePoint(x: 0.4375, y: 0.25)]

@@ -10,7 +10,7 @@ import Testing
 /// numbers and counters masked), the status document's keys and value types, and the metric
 /// names, compared with the files in Tests/Golden/http (see Golden: EYEDROPPER_UPDATE_GOLDEN=1
 /// rewrites them for a deliberate change).
-@Suite(.serialized, .timeLimit(.minutes(1))) struct HTTPContractGoldenTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .oneHeavySuiteAtATime) struct HTTPContractGoldenTests {
     static func configuration() -> ServeConfiguration {
         var configuration = serveConfiguration(.testPattern(width: 320, height: 240), points: [.center, try! SamplePoint(x: 0.1, y: 0.5)])
         configuration.radius = 1

@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperCapture
 import EyedropperServer
+import EyedropperTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -9,7 +10,7 @@ import Testing
 /// The camera-control endpoints and status fields, in process, where there is no
 /// camera: the test pattern (not a camera) and a camera that cannot be opened. Setting a real
 /// camera's controls through them is tested against vivid in the VM (Tests/VM/guest-serve.sh).
-@Suite(.timeLimit(.minutes(1))) struct ControlsEndpointTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct ControlsEndpointTests {
     static let small = TestSource.testPattern(width: 320, height: 240)
 
     /// The test pattern has no controls: the listing is an empty array, not an error. Catches a

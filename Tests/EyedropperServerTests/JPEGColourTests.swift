@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperJPEG
 import EyedropperServer
+import EyedropperTestSupport
 import HummingbirdTesting
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// Y'CbCr beside each frame's RGB: frame.jpg and the MJPEG stream decode to the colours the
 /// frame's own colorimetry gives, whatever it is. One server at a time: four more at once beside
 /// the other server suites' made their paced captures late by more than a frame on 2 cores.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct JPEGColourTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .oneHeavySuiteAtATime) struct JPEGColourTests {
     /// The exact RGB of the pattern's stored Y'CbCr at the bar centres, read as `colorimetry`
     /// (what `--matrix` and `--range` make the frame say it is).
     static func exactBars(width: Int, height: Int, colorimetry: Colorimetry) throws -> [(x: Int, y: Int, color: RGB8)] {

@@ -1,13 +1,14 @@
 import Eyedropper
 import EyedropperJPEG
 import EyedropperServer
+import EyedropperTestSupport
 import Hummingbird
 import Testing
 
 /// serve remaps a frame's planes into JPEG's Y'CbCr only while someone watches as JPEG, and a
 /// request after nobody watched still gets the newest picture: the next frame's planes when the
 /// source is live, the newest frame's RGB when it has stopped.
-@Suite(.timeLimit(.minutes(1))) struct JPEGDemandTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct JPEGDemandTests {
     static let (width, height) = (320, 240)
 
     /// What a JPEG cache needs, as serve makes it: the store, its demand, the threads (stopped by

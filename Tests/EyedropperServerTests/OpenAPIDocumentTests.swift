@@ -1,4 +1,5 @@
 import EyedropperServer
+import EyedropperTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -7,7 +8,7 @@ import Testing
 /// The OpenAPI document (Sources/EyedropperServer/openapi.json) against the server: served as it
 /// is kept, and describing every route the router has. Whether the answers match it is
 /// Tests/API/schemathesis-tests.sh's work.
-@Suite(.timeLimit(.minutes(1))) struct OpenAPIDocumentTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct OpenAPIDocumentTests {
     static let file = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/EyedropperServer/openapi.json")

@@ -1,6 +1,7 @@
 import Eyedropper
 import EyedropperJPEG
 import EyedropperServer
+import EyedropperTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -8,7 +9,7 @@ import Testing
 
 /// Every endpoint of `buildApplication`, in process, against the test pattern, whose colours are
 /// known: 75% bars, BT.709 limited range at 1280x720.
-@Suite(.timeLimit(.minutes(1))) struct ServerTests {
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct ServerTests {
     /// For tests that do not look at the colours: a quarter of the conversion work.
     static let small = TestSource.testPattern(width: 320, height: 240)
 

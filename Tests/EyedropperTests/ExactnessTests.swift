@@ -2,7 +2,7 @@ import Eyedropper
 import EyedropperTestSupport
 import Testing
 
-@Suite(.serialized) struct ExactnessTests {
+@Suite(.serialized, .oneHeavySuiteAtATime) struct ExactnessTests {
     /// What one colorimetry's sweep found.
     struct Sweep: Sendable {
         /// Kernels whose bytes differ from the scalar kernel's.
