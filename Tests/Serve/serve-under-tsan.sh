@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps curl python3 mosquitto
-swift build --sanitize=thread --scratch-path .build/tsan --product eyedropper >/dev/null
+# The build Scripts/test made (with the test targets it runs under the sanitizer, Package.swift).
+EYEDROPPER_THREAD_SANITIZER_BUILD=1 swift build --sanitize=thread --scratch-path .build/tsan --product eyedropper >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source Tests/Serve/start-serve.sh
