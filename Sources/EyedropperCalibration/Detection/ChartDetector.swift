@@ -47,6 +47,7 @@ public final class ChartDetector {
     private var grids: [Grid] = []
     private var gridMembers: [Member] = []
     private var measured = [SIMD3<Double>](repeating: .zero, count: 24)
+    private var present = [Bool](repeating: false, count: 24)
 
     /// The chart the last `detect` found: valid after it returned without throwing.
     public private(set) var chart = DetectedChart()
@@ -522,6 +523,7 @@ public final class ChartDetector {
     /// linear light: the unexplained share of the reference's variance, and whether the grey
     /// ramp falls from white to black.
     private func score(_ placement: inout Placement, map: Projective, _ rgb: UnsafePointer<UInt8>, width: Int, height: Int) {
+        var seen = 0
         for patch in 0..<24 {
             let g = placement.grid(column: patch % 6, row: patch / 6)
             let point = map.map(SIMD2(Double(g.x), Double(g.y)))
@@ -529,8 +531,10 @@ public final class ChartDetector {
             let reach = 0.2 * (du * du).sum().squareRoot()
             guard point.x - reach >= 0, point.y - reach >= 0, point.x + reach < Double(width), point.y + reach < Double(height)
             else {
+                // Beyond the frame: the fit goes on without it, and the chart is not usable.
                 placement.inside = false
-                return
+                present[patch] = false
+                continue
             }
             var sum = SIMD3<Double>.zero
             for j in -2...2 {
@@ -541,23 +545,28 @@ public final class ChartDetector {
                 }
             }
             measured[patch] = sum / 25
+            present[patch] = true
+            seen += 1
         }
+        guard seen >= 16 else { return }
         var falls = true
-        for patch in 18..<23 where measured[patch].sum() <= measured[patch + 1].sum() { falls = false }
+        for patch in 18..<23 where present[patch] && present[patch + 1] && measured[patch].sum() <= measured[patch + 1].sum() {
+            falls = false
+        }
         placement.rampFalls = falls
-        placement.error = Self.unexplained(measured, reference)
+        placement.error = Self.unexplained(measured, reference, present: present)
     }
 
     /// How well one 3x3 matrix M and light that varies smoothly over the chart (a gain
     /// g = g0 + g1 column + g2 row) take the colours `x` measured at the 24 patches to the
     /// chart's `y`, in linear light: the share of y's variance left, least squares. The gain
     /// is what lets a chart lit from one side fit as well as one lit evenly.
-    static func unexplained(_ x: [SIMD3<Double>], _ y: [SIMD3<Double>]) -> Double {
+    static func unexplained(_ x: [SIMD3<Double>], _ y: [SIMD3<Double>], present: [Bool]) -> Double {
         var gain = SIMD3<Double>(1, 0, 0)
         var m = Matrix3.zero
         for round in 0..<3 {
             var xx = Matrix3.zero, yx = Matrix3.zero
-            for i in 0..<24 {
+            for i in 0..<24 where present[i] {
                 let g = round == 0 ? 1 : Self.gain(gain, patch: i)
                 xx.addOuter(g * x[i], g * x[i])
                 yx.addOuter(y[i], g * x[i])
@@ -567,7 +576,7 @@ public final class ChartDetector {
             if round == 2 { break }
             // The gain that best scales each M x[i] onto y[i], weighted by |M x[i]|^2.
             var normal = Matrix3.zero, right = SIMD3<Double>.zero
-            for i in 0..<24 {
+            for i in 0..<24 where present[i] {
                 let predicted = m * x[i]
                 let weight = (predicted * predicted).sum()
                 guard weight > 0 else { continue }
@@ -579,11 +588,14 @@ public final class ChartDetector {
             guard let solve = normal.regularInverse else { break }
             gain = solve * right
         }
-        var mean = SIMD3<Double>.zero
-        for i in 0..<24 { mean += y[i] }
-        mean /= 24
+        var mean = SIMD3<Double>.zero, count = 0.0
+        for i in 0..<24 where present[i] {
+            mean += y[i]
+            count += 1
+        }
+        mean /= count
         var residual = 0.0, total = 0.0
-        for i in 0..<24 {
+        for i in 0..<24 where present[i] {
             let e = Self.gain(gain, patch: i) * (m * x[i]) - y[i], d = y[i] - mean
             residual += (e * e).sum()
             total += (d * d).sum()
