@@ -16,13 +16,16 @@ struct Calibrate: ParsableCommand {
         abstract: "Profile a camera from a ColorChecker Classic 24 in its frames.",
         discussion: """
             Hold the chart (X-Rite or Calibrite ColorChecker Classic, 4 rows of 6 patches) in \
-            even light, fill a good part of the frame with it, lock the camera's automatic \
-            exposure and white balance (--lock, or --control), and give the centres of its four \
-            corner patches as --corner X,Y (0...1 from the frame's top-left, as --at), in this \
-            order: dark skin (patch 1, top left when the chart is upright), bluish green (6, top \
-            right), black (24, bottom right), white (19, bottom left). The other 20 centres \
-            follow through the perspective those four define, so a tilted chart works; \
-            --picture shows where each was read.
+            even light, the whole of it in view and at least 150 pixels wide, and lock the \
+            camera's automatic exposure and white balance (--lock, or --control). The chart is \
+            found in every frame read (any roll, tilted, or seen in a mirror; which way round \
+            from its own colours), and must stay where it is: a frame without it, with two, \
+            with one it cannot be sure of, or with the chart moved is refused (exit 65) with \
+            what to do. Or give the centres of its four corner patches as --corner X,Y (0...1 \
+            from the frame's top-left, as --at), in this order: dark skin (patch 1, top left \
+            when the chart is upright), bluish green (6, top right), black (24, bottom right), \
+            white (19, bottom left); the other 20 centres follow through the perspective those \
+            four define. --picture shows where each patch was found and read.
 
             Each patch is averaged over a (2R+1)x(2R+1) window (R: a fifth of the patch spacing \
             unless --radius) and --frames frames. A patch with more than 0.1% of its values \
@@ -47,7 +50,8 @@ struct Calibrate: ParsableCommand {
     @Option(
         name: .customLong("corner"),
         help: ArgumentHelp(
-            "A corner patch's centre, X,Y in 0...1; four of them: dark skin, bluish green, black, white.", valueName: "X,Y"),
+            "A corner patch's centre, X,Y in 0...1; four of them: dark skin, bluish green, black, white (default: find the chart).",
+            valueName: "X,Y"),
         transform: SamplePoint.parse)
     var corners: [SamplePoint] = []
 
@@ -76,7 +80,7 @@ struct Calibrate: ParsableCommand {
     var format: CalibrateFormat = .text
 
     func validate() throws {
-        guard corners.count == 4 else {
+        guard corners.isEmpty || corners.count == 4 else {
             throw ValidationError(
                 "give 4 --corner points, not \(corners.count): the centres of patches 1 (dark skin), 6 (bluish green), 24 (black) and 19 (white), in that order"
             )
@@ -101,10 +105,28 @@ struct Calibrate: ParsableCommand {
         var block = SampleAverage(points: [])
         // The frame the picture draws on: the first, kept only with --picture.
         var firstFrame: RGBImage?
+        // Without --corner: the detector, and the chart as the first frame showed it.
+        let detector = corners.isEmpty ? ChartDetector(reference: chartReference) : nil
+        var found: DetectedChart?
         let progress = isatty(STDERR_FILENO) != 0
         try input.forEachFrame(configuration, limit: frames, done: "read") { frame, _ in
+            let number = block.frames + 1
+            if let detector {
+                let chart = try Self.detect(detector, in: frame, sampler: sampler, number: number)
+                if let first = found {
+                    try Self.checkStill(chart, first: first, number: number)
+                } else {
+                    found = chart
+                    StandardError.writeLine(Self.foundLine(chart))
+                }
+            }
             if read == nil {
-                let geometry = try ChartGeometry(corners: corners, width: frame.width, height: frame.height)
+                let geometry =
+                    if let found {
+                        try ChartGeometry(detected: found)
+                    } else {
+                        try ChartGeometry(corners: corners, width: frame.width, height: frame.height)
+                    }
                 read = (geometry, radius ?? geometry.defaultRadius, frame.width, frame.height)
                 block = SampleAverage(points: geometry.centers)
             }
@@ -160,11 +182,49 @@ struct Calibrate: ParsableCommand {
         }
     }
 
+    /// The chart in frame `number`, or why not (exit 65).
+    static func detect(_ detector: ChartDetector, in frame: borrowing PlanarFrame, sampler: ColorSampler, number: Int) throws
+        -> DetectedChart
+    {
+        try sampler.withRGB24(frame) { rgb in
+            do throws(ChartDetectionFailure) {
+                try detector.detect(rgb24: rgb.bytes, width: rgb.width, height: rgb.height)
+            } catch {
+                throw CommandFailure("frame \(number): \(error)", status: 65)
+            }
+        }
+        return detector.chart
+    }
+
+    /// Every patch within a quarter of a step of where the first frame had it: a chart that
+    /// moves while it is read mixes neighbouring patches.
+    static func checkStill(_ chart: DetectedChart, first: DetectedChart, number: Int) throws {
+        var moved = 0.0
+        for (a, b) in zip(chart.centers, first.centers) { moved = max(moved, ((a - b) * (a - b)).sum().squareRoot()) }
+        guard moved <= first.pitch / 4 else {
+            throw CommandFailure(
+                "frame \(number): the chart moved \(DecimalText.fixed(moved, 1)) pixels since frame 1 (a patch step is \(DecimalText.fixed(first.pitch, 1))): hold it still (a stand or a clamp), or give --frames 1",
+                status: 65)
+        }
+    }
+
+    /// Where the chart was found, for stderr.
+    static func foundLine(_ chart: DetectedChart) -> String {
+        let center = chart.centers.reduce(SIMD2<Double>.zero, +) / 24
+        let x = center.x / Double(chart.width), y = center.y / Double(chart.height)
+        return "found the ColorChecker centred at \(DecimalText.fixed(x, 3)),\(DecimalText.fixed(y, 3)), patches \(Int(chart.pitch.rounded())) pixels apart"
+            + (chart.mirrored ? ", seen in a mirror" : "") + ", confidence \(DecimalText.fixed(chart.confidence, 2))"
+    }
+
     /// The frame with the windows read, over the reference and corrected colour of each patch.
     static func picture(_ calibration: Calibration, frame: RGBImage, geometry: ChartGeometry, radius: Int) -> RGBImage {
         let windows = calibration.patches.map { patch in
             let (x, y) = geometry.centers[patch.number - 1].pixel(width: frame.width, height: frame.height)
-            return CalibrationPicture.Window(number: patch.number, centerX: x, centerY: y, radius: radius, used: patch.excluded == nil)
+            let outline = geometry.patchCorners[(4 * patch.number - 4)..<(4 * patch.number)].map {
+                SIMD2($0.x * Double(frame.width), $0.y * Double(frame.height))
+            }
+            return CalibrationPicture.Window(
+                number: patch.number, centerX: x, centerY: y, radius: radius, used: patch.excluded == nil, patch: outline)
         }
         let swatches = calibration.patches.map { patch in
             let used = patch.excluded == nil

@@ -19,13 +19,17 @@ public enum CalibrationPicture {
         /// False when the patch was left out of the fit (clipped or not uniform): outlined and
         /// numbered in the warning colour.
         public var used: Bool
+        /// The patch's outline, its four corners in pixels, drawn as a thin light line; empty
+        /// draws none.
+        public var patch: [SIMD2<Double>]
 
-        public init(number: Int, centerX: Int, centerY: Int, radius: Int, used: Bool) {
+        public init(number: Int, centerX: Int, centerY: Int, radius: Int, used: Bool, patch: [SIMD2<Double>] = []) {
             self.number = number
             self.centerX = centerX
             self.centerY = centerY
             self.radius = radius
             self.used = used
+            self.patch = patch
         }
     }
 
@@ -96,11 +100,27 @@ public enum CalibrationPicture {
         var canvas = Canvas(frame, rowsBelow: layout.gridHeight, background: Palette.background)
         // Unused windows last, so a warning is never covered by a neighbour's outline.
         let ordered = windows.filter(\.used) + windows.filter { !$0.used }
+        for window in windows { drawPatch(of: window, on: &canvas, layout) }
         for window in ordered { drawOutline(of: window, on: &canvas, layout) }
         for window in ordered { drawLabel(of: window, on: &canvas, layout) }
         for window in windows { canvas.restore(layout.interior(of: window), from: frame) }
         for swatch in swatches { drawCell(of: swatch, on: &canvas, layout) }
         return canvas.image
+    }
+
+    /// The patch's edges, one light pixel wide: on the chart's dark gaps, where the patch ends.
+    static func drawPatch(of window: Window, on canvas: inout Canvas, _ layout: Layout) {
+        let corners = window.patch
+        for (index, start) in corners.enumerated() {
+            let end = corners[(index + 1) % corners.count], d = end - start
+            let steps = max(1, Int((2 * max(abs(d.x), abs(d.y))).rounded(.up)))
+            for step in 0...steps {
+                let p = start + d * (Double(step) / Double(steps))
+                guard p.x.isFinite, p.y.isFinite, abs(p.x) < 1e6, abs(p.y) < 1e6 else { continue }
+                let box = PixelBox(x: Int(p.x.rounded(.down)), y: Int(p.y.rounded(.down)), width: 1, height: 1)
+                canvas.fill(box, Palette.light, clip: layout.frame)
+            }
+        }
     }
 
     /// Two rings just outside the window: the inner one dark (red when unused), the outer one light.

@@ -11,6 +11,11 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         /// The patch centre in the frame, 0...1 from the top-left corner.
         public let x: Double
         public let y: Double
+        /// The same centre as [x, y], and the patch's four corners (top left, top right, bottom
+        /// right, bottom left as the chart is upright), as `eyedropper chart` gives them. nil in
+        /// a profile written before they were reported.
+        public let center: [Double]?
+        public let corners: [[Double]]?
         /// The camera's RGB, mean and standard deviation per channel over the window and frames.
         public let mean: [Double]
         public let sd: [Double]
@@ -52,6 +57,8 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
             return Patch(
                 number: patch.number, name: ChartReference.patchNames[index],
                 x: Self.micro(geometry.centers[index].x), y: Self.micro(geometry.centers[index].y),
+                center: [Self.micro(geometry.centers[index].x), Self.micro(geometry.centers[index].y)],
+                corners: geometry.patchCorners[(4 * index)..<(4 * index + 4)].map { [Self.micro($0.x), Self.micro($0.y)] },
                 mean: [mean.r, mean.g, mean.b], sd: [sd.r, sd.g, sd.b], n: patch.reading.count, clipped: patch.reading.clipped,
                 used: patch.excluded == nil, excluded: patch.excluded,
                 reference: triple(patch.reference), corrected: triple(patch.corrected),

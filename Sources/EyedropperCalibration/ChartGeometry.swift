@@ -12,6 +12,10 @@ public struct ChartGeometry: Hashable, Sendable {
     /// The shortest distance between neighbouring patch centres, in pixels of the frame the
     /// geometry was made for: what bounds a sampling window that stays on its patch.
     public let pitch: Double
+    /// Each patch's outline, four corners a patch (patch 1 first): its top left, top right,
+    /// bottom right and bottom left as the chart is upright, a patch being 38/44 of the step
+    /// between centres wide (the ColorChecker's 38 mm patches on a 44 mm pitch).
+    public let patchCorners: [SamplePoint]
 
     /// The geometry of the chart whose corner patches are centred at `corners` in a frame of
     /// `width` x `height`: fails when the corners are not a convex quadrilateral in that order
@@ -44,9 +48,31 @@ public struct ChartGeometry: Hashable, Sendable {
                 pitch = min(pitch, Self.distance(pixels[index], pixels[index + ChartReference.columns]))
             }
         }
+        let half = ChartDetector.patchFraction / 2
+        var outlines: [SamplePoint] = []
+        for index in 0..<ChartReference.patchCount {
+            let grid = SIMD2(Double(index % ChartReference.columns), Double(index / ChartReference.columns))
+            for offset in [SIMD2(-half, -half), SIMD2(half, -half), SIMD2(half, half), SIMD2(-half, half)] {
+                let pixel = homography.map(grid + offset)
+                outlines.append(
+                    try! SamplePoint(x: min(max(pixel.x / Double(width), 0), 1), y: min(max(pixel.y / Double(height), 0), 1)))
+            }
+        }
         self.corners = corners
         self.centers = centers
         self.pitch = pitch
+        self.patchCorners = outlines
+    }
+
+    /// The geometry of a chart the detector found: through the centres of its corner patches,
+    /// which give the same perspective map as all 24 (a homography is fixed by four points).
+    public init(detected chart: DetectedChart) throws(ChartGeometryError) {
+        let width = Double(chart.width), height = Double(chart.height)
+        let corners = [0, 5, 23, 18].map { index in
+            let p = chart.centers[index]
+            return try! SamplePoint(x: min(max(p.x / width, 0), 1), y: min(max(p.y / height, 0), 1))
+        }
+        try self.init(corners: corners, width: chart.width, height: chart.height)
     }
 
     /// A sampling radius that keeps each (2r + 1)^2 window well inside its patch: a fifth of the

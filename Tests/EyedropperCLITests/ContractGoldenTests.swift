@@ -81,6 +81,11 @@ import Testing
                     "$CORNERS",
                 ]),
             Case(name: "calibrate-no-corners", arguments: ["calibrate", "--source", fixed, "--out", "$SCRATCH/p.json"]),
+            Case(
+                name: "calibrate-found",
+                arguments: ["calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--out", "$SCRATCH/made.json"]),
+            Case(name: "chart-json", arguments: ["chart", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2"]),
+            Case(name: "chart-none", arguments: ["chart", "--source", fixed, "--frames", "2"]),
             Case(name: "devices", arguments: ["devices"]),
             Case(name: "devices-json", arguments: ["devices", "--format", "json"]),
             Case(name: "formats-missing", arguments: ["formats", "--device", "/dev/eyedropper-no-such-camera"]),
@@ -88,7 +93,7 @@ import Testing
             // Help, for each subcommand: what a user reads first.
             Case(name: "help", arguments: ["--help"]),
         ]
-        + ["sample", "calibrate", "snapshot", "bench", "serve", "devices", "formats", "controls"].map {
+        + ["sample", "calibrate", "chart", "snapshot", "bench", "serve", "devices", "formats", "controls"].map {
             Case(name: "help-\($0)", arguments: [$0, "--help"])
         } + [
             // Errors: one per kind of exit status the command line gives without a camera or network.
