@@ -212,7 +212,8 @@ struct Calibrate: ParsableCommand {
     static func foundLine(_ chart: DetectedChart) -> String {
         let center = chart.centers.reduce(SIMD2<Double>.zero, +) / 24
         let x = center.x / Double(chart.width), y = center.y / Double(chart.height)
-        return "found the ColorChecker centred at \(DecimalText.fixed(x, 3)),\(DecimalText.fixed(y, 3)), patches \(Int(chart.pitch.rounded())) pixels apart"
+        return
+            "found the ColorChecker centred at \(DecimalText.fixed(x, 3)),\(DecimalText.fixed(y, 3)), patches \(Int(chart.pitch.rounded())) pixels apart"
             + (chart.mirrored ? ", seen in a mirror" : "") + ", confidence \(DecimalText.fixed(chart.confidence, 2))"
     }
 

@@ -83,7 +83,9 @@ import Testing
             Case(name: "calibrate-no-corners", arguments: ["calibrate", "--source", fixed, "--out", "$SCRATCH/p.json"]),
             Case(
                 name: "calibrate-found",
-                arguments: ["calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--out", "$SCRATCH/made.json"]),
+                arguments: [
+                    "calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--out", "$SCRATCH/made.json",
+                ]),
             Case(name: "chart-json", arguments: ["chart", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2"]),
             Case(name: "chart-none", arguments: ["chart", "--source", fixed, "--frames", "2"]),
             Case(name: "devices", arguments: ["devices"]),

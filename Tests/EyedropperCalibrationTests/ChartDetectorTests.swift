@@ -123,3 +123,34 @@ import Testing
         #expect(throws: ChartDetectionFailure.self) { try Self.detect(Self.frame(), detector) }
     }
 }
+
+extension ChartDetectorTests {
+    /// Sixty squares of random colours, about the size of the chart's patches, strewn over the
+    /// frame and around the chart, as the benchmark draws them: some fall near the points of
+    /// the chart's grid extended, and must not be taken for patches.
+    @Test func findsTheChartAmongRandomSquaresNearItsGrid() throws {
+        var state: UInt64 = 24
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z &>> 31)
+        }
+        let (width, height) = (Self.width, Self.height)
+        var pixels = (0..<(3 * width * height)).map { _ in UInt8(114 + next() % 9) }
+        for _ in 0..<60 {
+            let x = Int(next() % UInt64(width - 40)), y = Int(next() % UInt64(height - 40))
+            let color = (UInt8(truncatingIfNeeded: next()), UInt8(truncatingIfNeeded: next()), UInt8(truncatingIfNeeded: next()))
+            for dy in 0..<30 {
+                for dx in 0..<30 {
+                    let offset = 3 * ((y + dy) * width + x + dx)
+                    (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = color
+                }
+            }
+        }
+        let corners = ChartDrawing.corners(center: SIMD2(704, 360), chartWidth: 300, roll: 33, keystone: 0.15)
+        ChartDrawing.draw(into: &pixels, width: width, height: height, corners: corners)
+        Self.expectCentres(try Self.detect(pixels), corners, "among squares")
+    }
+}

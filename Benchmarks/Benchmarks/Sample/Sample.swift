@@ -42,6 +42,11 @@ let benchmarks: @Sendable () -> Void = {
     // also calibrated and compared by CIEDE2000; and the calibration alone, ns per 10 samples.
     sample(width: width, height: height, points: 10, radius: 2, calibrated: true, path: .direct)
     calibrateOnly(width: width, height: height, points: 10, radius: 2)
+    // Finding a ColorChecker with no corners given (`eyedropper chart`, `calibrate` without
+    // --corner), ms per 1280x720 RGB frame: a 300 px chart rolled and tilted among coloured
+    // squares, and the same frame without it (the whole search, nothing found).
+    chartDetection(width: 1280, height: 720, chart: true)
+    chartDetection(width: 1280, height: 720, chart: false)
 }
 
 // MARK: - Rows
@@ -109,6 +114,68 @@ func calibrateOnly(width: Int, height: Int, points count: Int, radius: Int) {
             fatalError("cannot sample \(name): \(error)")
         }
         return fixture
+    }
+}
+
+/// `ChartDetector.detect` on one RGB frame per iteration.
+func chartDetection(width: Int, height: Int, chart: Bool) {
+    let name = ["Chart", "\(width)x\(height)", chart ? "detect" : "detect-no-chart"].joined(separator: "_")
+    let configuration = Benchmark.Configuration(timeUnits: .microseconds, scalingFactor: .one)
+    Benchmark(name, configuration: configuration) { (benchmark: Benchmark, fixture: ChartFixture) in
+        for _ in benchmark.scaledIterations { fixture.detectOnce() }
+        blackHole(fixture.detector.chart.confidence)
+    } setup: {
+        let fixture = ChartFixture(width: width, height: height, chart: chart)
+        // Warm the detector's buffers, and check the frame is what the row says it is.
+        if fixture.detectOnce() != chart { fatalError("\(name): the chart was \(chart ? "not " : "")found") }
+        return fixture
+    }
+}
+
+/// A grey frame with seeded noise and coloured squares the size of the chart's patches, with
+/// (or without) the chart drawn in it, and a detector.
+final class ChartFixture {
+    let pixels: [UInt8]
+    let width: Int
+    let height: Int
+    let detector = ChartDetector()
+
+    init(width: Int, height: Int, chart: Bool) {
+        var random = SplitMix64(seed: 24)
+        var pixels = (0..<(3 * width * height)).map { _ in UInt8(114 + random.next() % 9) }
+        for _ in 0..<60 {
+            let x = Int(random.next() % UInt64(width - 40)), y = Int(random.next() % UInt64(height - 40))
+            let color = (
+                UInt8(truncatingIfNeeded: random.next()), UInt8(truncatingIfNeeded: random.next()), UInt8(truncatingIfNeeded: random.next())
+            )
+            for dy in 0..<30 {
+                for dx in 0..<30 {
+                    let offset = 3 * ((y + dy) * width + x + dx)
+                    (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = color
+                }
+            }
+        }
+        if chart {
+            let corners = ChartDrawing.corners(
+                center: SIMD2(Double(width) * 0.55, Double(height) * 0.5), chartWidth: 300, roll: 33, keystone: 0.15)
+            ChartDrawing.draw(into: &pixels, width: width, height: height, corners: corners)
+        }
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+    }
+
+    /// Whether the chart was found.
+    @discardableResult @inline(__always)
+    func detectOnce() -> Bool {
+        pixels.withUnsafeBytes { bytes in
+            do {
+                try detector.detect(rgb24: bytes, width: width, height: height)
+                return true
+            } catch {
+                return false
+            }
+        }
     }
 }
 
