@@ -76,6 +76,12 @@ struct Calibrate: ParsableCommand {
             valueName: "REPORT.jpg"))
     var picture: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also write the profile as a 3D LUT (.cube, 33 points a side) from camera RGB to corrected sRGB, for ffmpeg's lut3d, OBS or Resolve.",
+            valueName: "FILE.cube"))
+    var cube: String?
+
     @Option(help: "text (a table for people) or json (one object).")
     var format: CalibrateFormat = .text
 
@@ -88,6 +94,9 @@ struct Calibrate: ParsableCommand {
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1, got \(frames)") }
         if let picture, !picture.lowercased().hasSuffix(".jpg") && !picture.lowercased().hasSuffix(".jpeg") {
             throw ValidationError("--picture \(picture): give a path ending in .jpg or .jpeg")
+        }
+        if let cube, !cube.lowercased().hasSuffix(".cube") {
+            throw ValidationError("--cube \(cube): give a path ending in .cube")
         }
         if let radius, !(0...SamplingError.maximumRadius).contains(radius) {
             throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
@@ -167,6 +176,10 @@ struct Calibrate: ParsableCommand {
             calibration: calibration, report: report, colorimetry: colorimetry, width: read.width, height: read.height,
             controls: Self.controlsInForce(configuration.source))
         try profile.json().withUnsafeBytes { try AtomicWrite.write($0, to: out) }
+        if let cube {
+            let text = CubeLUT.text(profile, title: "eyedropper \(out)")
+            try Array(text.utf8).withUnsafeBytes { try AtomicWrite.write($0, to: cube) }
+        }
         if let picture, let firstFrame {
             let image = Self.picture(calibration, frame: firstFrame, geometry: read.geometry, radius: read.radius)
             // 4:4:4 at quality 95: 4:2:0 smears the red outlines and the small text.

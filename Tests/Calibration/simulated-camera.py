@@ -140,7 +140,7 @@ def calibrate(checks, eyedropper, out, view, reference, model_rgb):
     corners = [view.points()[i] for i in chart.CORNER_PATCHES]
     status, stdout, stderr = run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *SOURCE_OPTIONS,
                                   *at_options(corners, "--corner"), "--frames", FRAMES, "--out", profile,
-                                  "--format", "json"], "calibrate")
+                                  "--cube", out / "profile.cube", "--format", "json"], "calibrate")
     (out / "calib.json").write_text(stdout)
     if status != 0:
         checks.record("eyedropper calibrate", False, f"exit {status}: {stderr.strip()[:300]}")
@@ -176,6 +176,62 @@ def calibrate(checks, eyedropper, out, view, reference, model_rgb):
     print(f"  calibrate says: model {result.get('model')!r}, fitted {result.get('fitted')}, "
           f"leave-one-out {result.get('leaveOneOut')}", flush=True)
     return result, profile
+
+
+def calibrate_found(checks, eyedropper, out, views, reference):
+    """`calibrate` with no corners: it must find the chart where it was rendered, and its profile
+    must be as accurate on the check frame."""
+    profile = out / "profile-found.json"
+    status, stdout, stderr = run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *SOURCE_OPTIONS,
+                                  "--frames", FRAMES, "--out", profile, "--format", "json"], "calibrate")
+    if not checks.record("calibrate finds the chart (no --corner)", status == 0,
+                         f"exit {status}; {stderr.strip().splitlines()[0] if stderr.strip() else ''}"):
+        return
+    patches = json.loads(stdout)["patches"]
+    found = np.array([p["center"] for p in patches], float) * (chart.WIDTH, chart.HEIGHT)
+    distance = np.linalg.norm(found - views["calibration"].centres_px, axis=1)
+    checks.record("calibrate's patch centres found", distance.max() <= CENTRE_TOLERANCE_PX,
+                  f"vs rendered centres: max {distance.max():.2f} px (patch {np.argmax(distance) + 1}); "
+                  f"tolerance {CENTRE_TOLERANCE_PX} px")
+    line = sample_line(eyedropper, out / "check.y4m", views["check"].points(), CHECK_RADIUS, ["--profile", profile])
+    if line is None:
+        checks.record("sample --profile (found chart)", False, "failed (above)")
+        return
+    lab = np.array([s["calibrated"]["lab"] for s in line["samples"]], float)
+    s = stats(opencv_baseline.delta_e(lab, reference.lab))
+    checks.record(f"accuracy of the found chart's profile on the check frame (bar {ACCURACY_BAR})",
+                  s["mean"] <= ACCURACY_BAR, f"CIEDE2000 vs reference: {fmt(s)}")
+
+
+#: How far ffmpeg's lut3d through calibrate's .cube may be from sample --profile's sRGB at one
+#: pixel, in levels: the 33-point table's interpolation and ffmpeg's rounding to 8 bits.
+CUBE_TOLERANCE = {"max": 3.0, "mean": 1.5}
+
+
+def check_cube(checks, eyedropper, out, view, profile):
+    """calibrate's .cube applied by ffmpeg's lut3d to the check frame (its RGB as Eyedropper
+    converts it), against sample --profile's calibrated sRGB of the same pixels."""
+    frame, graded = out / "check-frame.ppm", out / "check-graded.rgb"
+    status, _, _ = run([eyedropper, "snapshot", "--source", out / "check.y4m", *SOURCE_OPTIONS, "--frames", 1,
+                        "--out", frame], "snapshot")
+    if status == 0:
+        status, _, _ = run(["ffmpeg", "-v", "error", "-y", "-i", frame, "-vf",
+                            f"lut3d=file={out / 'profile.cube'}:interp=tetrahedral", "-f", "rawvideo",
+                            "-pix_fmt", "rgb24", graded], "ffmpeg")
+    status_sample, stdout, _ = run([eyedropper, "sample", "--source", out / "check.y4m", *SOURCE_OPTIONS,
+                                    *at_options(view.points()), "--frames", 1, "--profile", profile,
+                                    "--format", "json"], "sample")
+    if status != 0 or status_sample != 0:
+        checks.record("the .cube through ffmpeg's lut3d", False, "a command failed (above)")
+        return
+    image = np.fromfile(graded, np.uint8).reshape(chart.HEIGHT, chart.WIDTH, 3).astype(float)
+    samples = json.loads(stdout.splitlines()[0])["samples"]
+    difference = np.array([np.abs(image[int(s["y"] * chart.HEIGHT), int(s["x"] * chart.WIDTH)]
+                                  - np.array(s["calibrated"]["srgb"])).max() for s in samples])
+    checks.record("the .cube through ffmpeg's lut3d", difference.max() <= CUBE_TOLERANCE["max"]
+                  and difference.mean() <= CUBE_TOLERANCE["mean"],
+                  f"vs sample --profile's srgb at the 24 patch centres: mean {difference.mean():.2f}, max "
+                  f"{difference.max():.2f} levels (patch {np.argmax(difference) + 1}); tolerance {CUBE_TOLERANCE}")
 
 
 def check_calibrated(checks, line, reference):
@@ -250,6 +306,9 @@ def main():
         calibration_means = np.array([s["mean"] for s in line["samples"]], float)
         source = f"sample's patch means (radius {CHECK_RADIUS})"
 
+    if result is not None and not args.check_profile:
+        calibrate_found(checks, args.eyedropper, out, views, reference)
+        check_cube(checks, args.eyedropper, out, views["check"], profile)
     with_profile = ["--profile", profile] if profile is not None else []
     points = views["check"].points()
     line = sample_line(args.eyedropper, out / "check.y4m", points, CHECK_RADIUS, with_profile)
