@@ -29,7 +29,7 @@ import chart
 from camera import Camera, Reference, planes_420
 
 WIDTH, HEIGHT = chart.WIDTH, chart.HEIGHT
-SUPERSAMPLING = 3
+SUPERSAMPLING = 2
 
 
 def chart_corners(rng, width_px, roll, keystone, far_side, mirrored):

@@ -34,6 +34,7 @@ import colour  # noqa: E402
 import numpy as np  # noqa: E402
 
 import chart  # noqa: E402
+import held_out  # noqa: E402
 import opencv_baseline  # noqa: E402
 import report  # noqa: E402
 from camera import REFERENCE_NAME, Camera, Reference  # noqa: E402
@@ -234,6 +235,58 @@ def check_cube(checks, eyedropper, out, view, profile):
                   f"{difference.max():.2f} levels (patch {np.argmax(difference) + 1}); tolerance {CUBE_TOLERANCE}")
 
 
+MODELS = ["linear-3x3", "affine-3x4", "root-polynomial-2", "auto"]
+#: How much worse off the chart the model auto picks (by leave-one-out on the chart) may be than
+#: the best one.
+HELD_OUT_SLACK = 0.05
+
+
+def check_held_out(checks, eyedropper, out, camera, views, reference):
+    """Each model fitted to the chart, on the check frame's chart and on 59 reflectances off it."""
+    names, reflectances = held_out.spectra()
+    truth = held_out.lab_d50(reflectances)
+    centres = held_out.write_y4m(out / "held-out.y4m", camera, reflectances, FRAMES, 3)
+    (out / "held-out.json").write_text(json.dumps(centres))
+    corners = [views["calibration"].points()[i] for i in chart.CORNER_PATCHES]
+    rows = []
+    for model in MODELS:
+        profile = out / f"profile-{model}.json"
+        status, stdout, _ = run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *SOURCE_OPTIONS,
+                                 *at_options(corners, "--corner"), "--frames", FRAMES, "--model", model,
+                                 "--out", profile, "--format", "json"], "calibrate")
+        line = sample_line(eyedropper, out / "check.y4m", views["check"].points(), CHECK_RADIUS, ["--profile", profile])
+        lab = held_out._sample(run, at_options, eyedropper, SOURCE_OPTIONS, out, profile, FRAMES, CHECK_RADIUS)
+        if status != 0 or line is None or lab is None:
+            checks.record(f"held-out colours, {model}", False, "a command failed (above)")
+            return
+        chosen = json.loads(stdout)["model"]
+        on_chart = stats(opencv_baseline.delta_e(np.array([x["calibrated"]["lab"] for x in line["samples"]]),
+                                                 reference.lab))
+        off_chart = held_out.delta_e(lab, truth)
+        rows.append({"model": model, "chosen": chosen, "chart": on_chart, "held_out": stats(off_chart),
+                     "per_sample": off_chart})
+    print(f"\n{'model':26} {'chart mean':>10} {'max':>6}   {'held-out mean':>13} {'median':>7} {'max':>6}")
+    for r in rows:
+        label = r["model"] + (f" ({r['chosen']})" if r["model"] == "auto" else "")
+        print(f"{label:26} {r['chart']['mean']:10.3f} {r['chart']['max']:6.2f}   {r['held_out']['mean']:13.3f} "
+              f"{r['held_out']['median']:7.3f} {r['held_out']['max']:6.2f}")
+    auto, best = rows[-1], min(rows[:-1], key=lambda r: r["held_out"]["mean"])
+    checks.record(f"held out: auto's model is the best off the chart (within {HELD_OUT_SLACK})",
+                  auto["held_out"]["mean"] <= best["held_out"]["mean"] + HELD_OUT_SLACK,
+                  f"auto chose {auto['chosen']}, held-out mean {auto['held_out']['mean']:.3f}; the best, "
+                  f"{best['model']}, {best['held_out']['mean']:.3f}")
+    checks.record(f"held out: auto's mean CIEDE2000 on 59 reflectances off the chart (bar {ACCURACY_BAR})",
+                  auto["held_out"]["mean"] <= ACCURACY_BAR, fmt(auto["held_out"]))
+    worst = np.argsort(rows[-1]["per_sample"])[-3:][::-1]
+    print("worst held-out for auto: " + ", ".join(f"{names[i]} {rows[-1]['per_sample'][i]:.2f}" for i in worst))
+    (out / "held-out.md").write_text(
+        "| model | check chart: mean | max | held out (59): mean | median | max |\n|---|---|---|---|---|---|\n"
+        + "".join(f"| {r['model']}{' → ' + r['chosen'] if r['model'] == 'auto' else ''} | {r['chart']['mean']:.2f} | "
+                  f"{r['chart']['max']:.2f} | {r['held_out']['mean']:.2f} | {r['held_out']['median']:.2f} | "
+                  f"{r['held_out']['max']:.2f} |\n" for r in rows))
+    return rows
+
+
 def check_calibrated(checks, line, reference):
     """Eyedropper's calibrated colour of the check frame; returns (ΔE per patch, means)."""
     samples = line["samples"]
@@ -309,6 +362,7 @@ def main():
     if result is not None and not args.check_profile:
         calibrate_found(checks, args.eyedropper, out, views, reference)
         check_cube(checks, args.eyedropper, out, views["check"], profile)
+        check_held_out(checks, args.eyedropper, out, camera, views, reference)
     with_profile = ["--profile", profile] if profile is not None else []
     points = views["check"].points()
     line = sample_line(args.eyedropper, out / "check.y4m", points, CHECK_RADIUS, with_profile)
