@@ -43,9 +43,9 @@ struct Chart: ParsableCommand {
                 do throws(ChartDetectionFailure) {
                     try detector.detect(rgb24: rgb.bytes, width: rgb.width, height: rgb.height)
                     found += 1
-                    return Self.json(frame: index, detector.chart)
+                    return ChartJSON.found(frame: index, detector.chart)
                 } catch {
-                    return Self.json(frame: index, failure: error)
+                    return ChartJSON.notFound(frame: index, error)
                 }
             }
             print(line)
@@ -56,28 +56,5 @@ struct Chart: ParsableCommand {
                 index == 0 ? "no frames were read from the source" : "no ColorChecker in any of the \(index) frames",
                 status: index == 0 ? 66 : 65)
         }
-    }
-
-    /// `{"frame":N,"found":true,...}`: coordinates with 5 decimals (a tenth of a pixel up to 10,000
-    /// pixels), levels with 2.
-    static func json(frame: Int, _ chart: DetectedChart) -> String {
-        let width = Double(chart.width), height = Double(chart.height)
-        func point(_ p: SIMD2<Double>) -> String {
-            "[\(DecimalText.fixed(min(max(p.x / width, 0), 1), 5)),\(DecimalText.fixed(min(max(p.y / height, 0), 1), 5))]"
-        }
-        func triple(_ v: SIMD3<Double>) -> String {
-            "[\(DecimalText.fixed(v.x, 2)),\(DecimalText.fixed(v.y, 2)),\(DecimalText.fixed(v.z, 2))]"
-        }
-        let patches = (0..<24).map { patch in
-            let corners = (0..<4).map { point(chart.corners[4 * patch + $0]) }.joined(separator: ",")
-            return #"{"number":\#(patch + 1),"center":\#(point(chart.centers[patch])),"corners":[\#(corners)],"#
-                + #""mean":\#(triple(chart.means[patch])),"sd":\#(triple(chart.deviations[patch]))}"#
-        }
-        return #"{"frame":\#(frame),"found":true,"confidence":\#(DecimalText.fixed(chart.confidence, 2)),"#
-            + #""mirrored":\#(chart.mirrored),"patches":[\#(patches.joined(separator: ","))]}"#
-    }
-
-    static func json(frame: Int, failure: ChartDetectionFailure) -> String {
-        #"{"frame":\#(frame),"found":false,"reason":"\#(failure.reason)","detail":\#(JSONText.string(failure.description))}"#
     }
 }

@@ -24,7 +24,8 @@ struct ServerParts: Sendable {
     let metrics: ServerMetrics
     let statistics: CaptureStatistics
     let capture: CaptureLoop
-    /// The one executor of blocking work: JPEG compression and camera-control requests.
+    /// The one executor of blocking work: JPEG compression, chart detection and camera-control
+    /// requests.
     let work = BlockingWork()
     let jpeg: JPEGCache
     let streams: StreamLimit
@@ -71,6 +72,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     let api = router.group("api/v1")
     SampleController(configuration: configuration, frames: parts.frames, streams: parts.streams).addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
+    ChartController(frames: parts.frames, work: parts.work).addRoutes(to: api)
     ControlsController(source: configuration.source.source, controls: parts.controls, work: parts.work).addRoutes(to: api)
     StatusController(
         configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,

@@ -1,8 +1,10 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperJPEG
 
 /// The server's one executor for blocking work: threads of its own that run JPEG compression
-/// (libturbojpeg's milliseconds of C) and camera-control requests (opening the device, ioctls), so
+/// (libturbojpeg's milliseconds of C), chart detection (about 11 ms a 720p frame) and
+/// camera-control requests (opening the device, ioctls), so
 /// that neither ever holds one of Swift concurrency's few cooperative threads (two on this
 /// machine, shared with every request); a request awaits its result.
 ///
@@ -17,6 +19,16 @@ package final class BlockingWork: Sendable {
         /// Most recently used first.
         fileprivate var encoders: [JPEGEncoder] = []
         fileprivate let encoderLimit: Int
+        /// This thread's chart detector, made on its first use: its buffers are kept for the
+        /// next frame of the same size.
+        fileprivate var detector: ChartDetector?
+
+        mutating func chartDetector() -> ChartDetector {
+            if let detector { return detector }
+            let made = ChartDetector()
+            detector = made
+            return made
+        }
 
         /// This thread's encoder of `quality`, made (the least recently used dropped) if it has none.
         mutating func encoder(quality: Int) throws(JPEGError) -> JPEGEncoder {

@@ -19,6 +19,7 @@ import Testing
         ("/healthz", "/healthz", [.get: .ok]),
         ("/api/v1/sample", "/api/v1/sample?at=0.5,0.5", [.get: .ok]),
         ("/api/v1/samples", "/api/v1/samples", [.get: .ok]),
+        ("/api/v1/chart", "/api/v1/chart", [.get: .ok]),
         ("/api/v1/frame.jpg", "/api/v1/frame.jpg", [.get: .ok]),
         ("/api/v1/stream.mjpg", "/api/v1/stream.mjpg", [.get: .ok]),
         // The test pattern is not a camera: setting or locking its controls is 409.

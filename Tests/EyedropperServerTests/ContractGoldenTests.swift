@@ -30,6 +30,7 @@ import Testing
                 ("sample-bad-point", "/api/v1/sample?at=1.5,0.5", .get),
                 ("sample-bad-radius", "/api/v1/sample?radius=-1", .get),
                 ("sample-post", "/api/v1/sample", .post),
+                ("chart", "/api/v1/chart", .get),
                 ("controls", "/api/v1/controls", .get),
                 ("controls-lock", "/api/v1/controls/lock", .post),
                 ("not-found", "/api/v1/nothing", .get),
@@ -92,7 +93,9 @@ import Testing
     /// Status line, sorted headers (Date and Content-Length of varying bodies masked), and body.
     static func record(_ method: HTTPRequest.Method, _ uri: String, _ response: TestResponse, body: String) -> String {
         var lines = ["\(method.rawValue) \(uri)", "status: \(response.status.code)"]
-        let varyingLength = ["/api/v1/frame.jpg", "/api/v1/status", "/metrics", "/api/v1/sample"].contains { uri.hasPrefix($0) }
+        let varyingLength = ["/api/v1/frame.jpg", "/api/v1/status", "/metrics", "/api/v1/sample", "/api/v1/chart"].contains {
+            uri.hasPrefix($0)
+        }
         for field in response.headers.sorted(by: { ($0.name.canonicalName, $0.value) < ($1.name.canonicalName, $1.value) }) {
             let value = field.name == .date || (field.name == .contentLength && varyingLength) ? "<masked>" : field.value
             lines.append("\(field.name.canonicalName): \(value)")
@@ -105,6 +108,7 @@ import Testing
         text.replacingOccurrences(
             of: #""frame":[0-9]+,"timestamp":[0-9.e-]+"#, with: #""frame":<n>,"timestamp":<t>"#, options: .regularExpression
         )
+        .replacingOccurrences(of: #""frame":[0-9]+,"found""#, with: #""frame":<n>,"found""#, options: .regularExpression)
         .replacingOccurrences(of: #"id: [0-9]+"#, with: "id: <n>", options: .regularExpression)
         .replacingOccurrences(of: #"Content-Length: [0-9]+"#, with: "Content-Length: <n>", options: .regularExpression)
     }

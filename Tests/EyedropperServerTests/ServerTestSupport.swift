@@ -12,6 +12,8 @@ enum TestSource {
     case testPattern(width: Int, height: Int)
     /// A camera that does not exist: the source fails at once.
     case missingCamera
+    /// A `.y4m` file, read at its frame rate.
+    case file(String)
 }
 
 /// The one place the tests make a `ServeConfiguration`: a free port, the source asked for.
@@ -26,6 +28,8 @@ func serveConfiguration(
         (frames.width, frames.height) = (width, height)
     case .missingCamera:
         frames = FrameSource.Configuration(source: .camera("/dev/eyedropper-no-such-camera"))
+    case let .file(path):
+        frames = FrameSource.Configuration(source: .file(path))
     }
     frames.pacing = .live
     frames.fps = fps
