@@ -104,6 +104,7 @@ let package = Package(
                 .embedInCode("Page/page.html"), .embedInCode("Page/page.css"), .embedInCode("Page/setup.js"),
                 .embedInCode("Page/access.js"), .embedInCode("Page/calibration.js"), .embedInCode("Page/click.js"),
                 .embedInCode("Page/plot.js"), .embedInCode("Page/status.js"), .embedInCode("Page/controls.js"),
+                .embedInCode("Page/chart.js"),
                 .embedInCode("Page/hook.js"),
             ]
         ),

@@ -195,9 +195,36 @@ def check(url, path):
         checks.check(status["profile"]["warnings"] == [] and "the profile was made" not in text,
                      f"no warning: the frames are the profile's ({status['profile']['warnings']})")
         screenshot(browser, path)
+        check_chart(checks, browser, path.replace(".png", "-chart.png"))
     finally:
         browser.close()
     return checks.failures
+
+
+def check_chart(checks, browser, path):
+    """"Find the chart": the 24 patches outlined over the picture where the chart is drawn."""
+    browser.evaluate("document.getElementById('find-chart').click()")
+    browser.wait_for("window.eyedropper.chart() !== null && document.querySelectorAll('#chart-overlay polygon').length == 24")
+    chart = browser.evaluate("window.eyedropper.chart()")
+    checks.check(chart["found"] and chart["confidence"] >= 0.8, f"the chart is found: confidence {chart.get('confidence')}")
+    pitch = geometry()[0]
+    for index in (0, 5, 18, 23):  # the corner patches: a chart read turned puts one on another
+        x, y = chart["patches"][index]["center"]
+        ex, ey = patch_centre(index)
+        error = max(abs(x - ex) * WIDTH, abs(y - ey) * HEIGHT)
+        checks.check(error < pitch / 10, f"patch {index + 1} found at {x:.4f},{y:.4f}, drawn at {ex:.4f},{ey:.4f} ({error:.1f} px)")
+    # The outline lies on the picture: patch 1's drawn outline centred where its centre is shown.
+    placed = browser.evaluate("""(() => { const p = document.getElementById('picture').getBoundingClientRect();
+        const o = document.querySelector('#chart-overlay polygon[data-patch="1"]').getBoundingClientRect();
+        return {x: (o.left + o.width / 2 - p.left) / p.width, y: (o.top + o.height / 2 - p.top) / p.height,
+                w: o.width / p.width}; })()""")
+    ex, ey = patch_centre(0)
+    checks.check(abs(placed["x"] - ex) < 0.01 and abs(placed["y"] - ey) < 0.01 and 0.08 < placed["w"] < 0.13,
+                 f"patch 1's outline on the picture at {placed['x']:.3f},{placed['y']:.3f} ({placed['w']:.3f} of its width), "
+                 f"the patch at {ex:.3f},{ey:.3f}")
+    note = browser.evaluate("document.getElementById('chart-note').textContent")
+    checks.check(note.startswith("found, confidence "), f"the note says {note!r}")
+    screenshot(browser, path)
 
 
 def main():

@@ -21,13 +21,15 @@ import Hummingbird
 /// - plot.js: the event stream and the plot of each point's mean ± sd over the last minute;
 /// - status.js: the status line, the points, the profile and target;
 /// - controls.js: the camera controls panel, built from the listing, set with PUT, Lock;
+/// - chart.js: "Find the chart": the ColorChecker outlined over the picture, from the chart endpoint;
 /// - hook.js: `window.eyedropper`, read-only, for the browser tests.
 /// Written against the per-sample statistics (`mean`, `sd`, `n`, `clipped`) and `calibrated`,
 /// `deltaE` and `pass`, tolerating their absence.
 enum Page {
     static let scriptParts: [[UInt8]] = [
         PackageResources.setup_js, PackageResources.access_js, PackageResources.calibration_js, PackageResources.click_js,
-        PackageResources.plot_js, PackageResources.status_js, PackageResources.controls_js, PackageResources.hook_js,
+        PackageResources.plot_js, PackageResources.status_js, PackageResources.controls_js, PackageResources.chart_js,
+        PackageResources.hook_js,
     ]
 
     /// The page as served.

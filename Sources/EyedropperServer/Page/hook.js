@@ -3,4 +3,6 @@ window.eyedropper = Object.freeze({
   plotPoints: () => points.map((_, i) => (series[i] || []).length),
   /// How many times the controls panel has been (re)built from the listing.
   controlsLoaded: () => controlsLoaded,
+  /// The newest chart answer shown while "Find the chart" is on, else null.
+  chart: () => chartShown,
 });
