@@ -12,11 +12,13 @@ import Eyedropper
 ///    a candidate patch.
 /// 3. **The grid.** From each candidate, its nearest candidates give the grid's two steps; the
 ///    grid grows outwards, refitting a perspective map (a homography from grid steps to pixels)
-///    at every ring, and keeps the candidates within a third of a step of a grid point.
+///    at every ring, and keeps the candidates of a patch's size within a fifth of a step of a
+///    grid point (a third while the map is the seed's first guess).
 /// 4. **Which way round.** The 6 x 4 block can lie on the grid in a few places and 8 ways
 ///    (4 rolls, each seen directly or mirrored). Each way, the colours at the 24 grid points
-///    are fitted to the chart's published colours by one 3x3 matrix in linear light: the way
-///    the chart really lies fits them closely, every other way fits them badly. The grey ramp
+///    are fitted to the chart's published colours by one 3x3 matrix and a gain that varies
+///    smoothly over the chart (light from one side), in linear light: the way the chart
+///    really lies fits them closely, every other way fits them badly. The grey ramp
 ///    must fall from white to black as well. The fit's error and the margin over the next
 ///    way give the confidence; a grid that fits no way (tiles, a keyboard) is not a chart.
 ///
@@ -764,9 +766,9 @@ public enum ChartDetectionFailure: Error, Hashable, Sendable, CustomStringConver
         case .noChart(let candidates):
             "no ColorChecker found (\(candidates) square patches seen, none on a 6 x 4 grid of the chart's colours): have the whole chart in view, at least 150 pixels wide, in even light, and not glaring"
         case .twoCharts:
-            "two ColorCheckers found: have only one in view, or give its corners with --corner"
+            "two ColorCheckers found: have only one in view (or, to calibrate, give its corners with --corner)"
         case .unsure(let confidence):
-            "a ColorChecker may be there, but the colours fit it too loosely to be sure (confidence \(DecimalText.fixed(confidence, 2)), \(DecimalText.fixed(ChartDetector.minimumConfidence, 2)) needed): light it evenly, lock exposure and white balance, bring it closer, or give its corners with --corner"
+            "a ColorChecker may be there, but the colours fit it too loosely to be sure (confidence \(DecimalText.fixed(confidence, 2)), \(DecimalText.fixed(ChartDetector.minimumConfidence, 2)) needed): light it evenly, lock exposure and white balance, bring it closer (or, to calibrate, give its corners with --corner)"
         case .outsideFrame:
             "a ColorChecker is there but part of it is outside the frame: have the whole chart in view"
         }
