@@ -240,7 +240,11 @@ def main():
                 file.write(plane.tobytes())
             i420 = np.concatenate([y.reshape(-1), cb.reshape(-1), cr.reshape(-1)]).reshape(HEIGHT * 3 // 2, WIDTH)
             bgr_frames.append(cv2.cvtColor(i420, cv2.COLOR_YUV2BGR_I420))
-            print(f"\rrendering frame {scene['index'] + 1} of {len(sweep)}", end="", file=sys.stderr, flush=True)
+            done = scene["index"] + 1
+            if sys.stderr.isatty():
+                print(f"\rrendering frame {done} of {len(sweep)}", end="", file=sys.stderr, flush=True)
+            elif done % 20 == 0:
+                print(f"rendered {done} of {len(sweep)} frames", file=sys.stderr, flush=True)
     print(f"\nrendered {len(sweep)} frames in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
     started = time.perf_counter()
