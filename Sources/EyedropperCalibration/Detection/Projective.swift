@@ -119,3 +119,6 @@ extension Matrix3 {
         return inverse
     }
 }
+
+/// The z of the cross product of two plane vectors: twice the signed area they span.
+@inline(__always) func cross(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { a.x * b.y - a.y * b.x }
