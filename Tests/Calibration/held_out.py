@@ -68,16 +68,9 @@ def delta_e(lab, reference):
     return colour.delta_E(np.asarray(lab, float), np.asarray(reference, float), method="CIE 2000")
 
 
-def evaluate(run, at_options, eyedropper, source_options, out, profiles, frames, radius):
-    """{model: CIEDE2000 of every held-out sample} for each profile given as {model: path}."""
-    camera_reflectances = spectra()
-    return camera_reflectances, {
-        model: _sample(run, at_options, eyedropper, source_options, out, path, frames, radius)
-        for model, path in profiles.items()
-    }
-
-
-def _sample(run, at_options, eyedropper, source_options, out, profile, frames, radius):
+def sample_lab(run, at_options, eyedropper, source_options, out, profile, frames, radius):
+    """The calibrated L*a*b* `sample --profile` gives at each held-out square, averaged over
+    `frames` frames; None when the command fails."""
     status, stdout, _ = run([eyedropper, "sample", "--source", out / "held-out.y4m", *source_options,
                              *at_options(json.loads((out / "held-out.json").read_text())), "--radius", radius,
                              "--frames", frames, "--average", frames, "--profile", profile, "--format", "json"],

@@ -255,7 +255,7 @@ def check_held_out(checks, eyedropper, out, camera, views, reference):
                                  *at_options(corners, "--corner"), "--frames", FRAMES, "--model", model,
                                  "--out", profile, "--format", "json"], "calibrate")
         line = sample_line(eyedropper, out / "check.y4m", views["check"].points(), CHECK_RADIUS, ["--profile", profile])
-        lab = held_out._sample(run, at_options, eyedropper, SOURCE_OPTIONS, out, profile, FRAMES, CHECK_RADIUS)
+        lab = held_out.sample_lab(run, at_options, eyedropper, SOURCE_OPTIONS, out, profile, FRAMES, CHECK_RADIUS)
         if status != 0 or line is None or lab is None:
             checks.record(f"held-out colours, {model}", False, "a command failed (above)")
             return

@@ -190,8 +190,6 @@ extension ChartDetector {
         let step = map.map(SIMD2(1, 0)) - map.map(SIMD2(0, 0)), down = map.map(SIMD2(0, 1)) - map.map(SIMD2(0, 0))
         let pitch = min((step * step).sum(), (down * down).sum()).squareRoot()
         chart.mirrored = cross(step, down) < 0
-        chart.patchesSeen = pointsFrom.count
-        chart.colorError = placement.error
         chart.residual = (residual / Double(max(1, pointsFrom.count))).squareRoot() / pitch
         chart.pitch = pitch
         chart.width = width
@@ -248,13 +246,11 @@ extension ChartDetector {
                 let q = rgb + 3 * (y * width + x)
                 chart.means[patch] = SIMD3(Double(q[0]), Double(q[1]), Double(q[2]))
                 chart.deviations[patch] = .zero
-                chart.counts[patch] = 1
                 continue
             }
             let mean = sum / n
             chart.means[patch] = mean
             chart.deviations[patch] = (pointwiseMax(.zero, squares / n - mean * mean)).squareRoot()
-            chart.counts[patch] = Int(n)
         }
     }
 }

@@ -10,8 +10,6 @@ public struct DetectedChart: Sendable {
     /// Each patch's mean and standard deviation over its middle, in levels (0...255).
     public internal(set) var means = [SIMD3<Double>](repeating: .zero, count: 24)
     public internal(set) var deviations = [SIMD3<Double>](repeating: .zero, count: 24)
-    /// How many pixels each mean is over.
-    public internal(set) var counts = [Int](repeating: 0, count: 24)
     /// 0...1: how closely the colours fit the chart's the way it was read, by how much that
     /// way beats every other, how many patches were seen as patches, and how well they lie
     /// on one grid.
@@ -19,10 +17,6 @@ public struct DetectedChart: Sendable {
     /// Seen in a mirror (or printed mirrored): going from patch 1 to 6 and then to 19 turns the
     /// other way than on the card. The patches are still numbered as on the card.
     public internal(set) var mirrored = false
-    /// How many of the 24 patches were found as regions (the others placed by the grid).
-    public internal(set) var patchesSeen = 0
-    /// The colour fit's unexplained share (0 is perfect).
-    public internal(set) var colorError = 0.0
     /// The root-mean-square distance of the regions found from their grid points, in steps.
     public internal(set) var residual = 0.0
     /// The shorter grid step, in pixels.
