@@ -82,6 +82,12 @@ struct Calibrate: ParsableCommand {
             valueName: "FILE.cube"))
     var cube: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also write the profile as an ICC input profile (v2.4, camera RGB to L*a*b* D50 through a 33-point table), to load as the input profile in darktable or GIMP, or with ArgyllCMS or lcms.",
+            valueName: "FILE.icc"))
+    var icc: String?
+
     @Option(help: "text (a table for people) or json (one object).")
     var format: CalibrateFormat = .text
 
@@ -97,6 +103,9 @@ struct Calibrate: ParsableCommand {
         }
         if let cube, !cube.lowercased().hasSuffix(".cube") {
             throw ValidationError("--cube \(cube): give a path ending in .cube")
+        }
+        if let icc, !icc.lowercased().hasSuffix(".icc") && !icc.lowercased().hasSuffix(".icm") {
+            throw ValidationError("--icc \(icc): give a path ending in .icc or .icm")
         }
         if let radius, !(0...SamplingError.maximumRadius).contains(radius) {
             throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
@@ -179,6 +188,9 @@ struct Calibrate: ParsableCommand {
         if let cube {
             let text = CubeLUT.text(profile, title: "eyedropper \(out)")
             try Array(text.utf8).withUnsafeBytes { try AtomicWrite.write($0, to: cube) }
+        }
+        if let icc {
+            try ICCProfile.bytes(profile, description: "eyedropper \(out)").withUnsafeBytes { try AtomicWrite.write($0, to: icc) }
         }
         if let picture, let firstFrame {
             let image = Self.picture(calibration, frame: firstFrame, geometry: read.geometry, radius: read.radius)
