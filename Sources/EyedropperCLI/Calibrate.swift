@@ -180,6 +180,12 @@ struct Calibrate: ParsableCommand {
                     "eyedropper: warning: patch \(patch.number) (\(ChartReference.patchNames[patch.number - 1])) left out: \(excluded)")
             }
         }
+        if calibration.light.spread > Self.unevenLight {
+            let percent = Int((100 * calibration.light.spread).rounded())
+            StandardError.writeLine(
+                "eyedropper: warning: the light on the chart varies by \(percent)% across it: the fit allows for light that changes evenly from one side to the other, not for a spot or a shadow; light the chart more evenly if you can"
+            )
+        }
         let report = CalibrationReport(calibration, geometry: read.geometry, radius: read.radius, frames: count, modelAsked: model != .auto)
         let profile = CameraProfile(
             calibration: calibration, report: report, colorimetry: colorimetry, width: read.width, height: read.height,
@@ -311,11 +317,21 @@ struct Calibrate: ParsableCommand {
                 )
             }
         }
+        let light = calibration.light
+        func percent(_ value: Double) -> String { DecimalText.fixed(100 * value, 1) + "%" }
+        lines.append(
+            "light across the chart: \(percent(light.spread)) from the most lit patch to the least (\(percent(light.perColumn)) a column to the right, \(percent(light.perRow)) a row down); fitted for the light at its centre"
+        )
         lines.append("ΔE00 fitted:        \(summary(calibration.fitted))")
         lines.append("ΔE00 leave-one-out: \(summary(calibration.leaveOneOut))")
         lines.append("wrote \(profilePath)")
         return lines.joined(separator: "\n")
     }
+}
+
+extension Calibrate {
+    /// A spread of the light across the chart (`ChartLight.spread`) above which calibrate warns.
+    static let unevenLight = 0.5
 }
 
 enum CalibrateFormat: String, ExpressibleByArgument, CaseIterable {

@@ -50,6 +50,8 @@ public struct Calibration: Sendable {
     }
 
     public let reference: ChartReference
+    /// How the light fell across the chart; the curve and correction are for the light at its centre.
+    public let light: ChartLight
     public let toneCurve: ToneCurve
     public let correction: ColorCorrection
     /// Patch 1 first.
@@ -78,31 +80,30 @@ public struct Calibration: Sendable {
         if let model, used.count - 1 < 2 * model.termCount {
             throw .tooFewPatchesForModel(model, used: used.count, needed: 2 * model.termCount + 1)
         }
-        var best: (candidate: Candidate, curve: ToneCurve, correction: ColorCorrection, loo: [Int: Double])?
+        var best: (candidate: Candidate, fit: FitProblem.Fit, loo: [Int: Double])?
         var candidates: [Candidate] = []
         for model in models {
-            let (curve, correction) = try problem.fit(model, using: used)
-            let fittedErrors = used.map { problem.deltaE(patch: $0, curve: curve, correction: correction) }
+            let fit = try problem.fit(model, using: used)
+            let fittedErrors = used.map { problem.deltaE(patch: $0, fit) }
             var loo: [Int: Double] = [:]
             for patch in used {
-                let (looCurve, looCorrection) = try problem.fit(model, using: used.filter { $0 != patch })
-                loo[patch] = problem.deltaE(patch: patch, curve: looCurve, correction: looCorrection)
+                loo[patch] = problem.deltaE(patch: patch, try problem.fit(model, using: used.filter { $0 != patch }))
             }
             let candidate = Candidate(model: model, fitted: Summary(fittedErrors), leaveOneOut: Summary(used.map { loo[$0]! }))
             candidates.append(candidate)
             if best == nil || candidate.leaveOneOut.mean < best!.candidate.leaveOneOut.mean {
-                best = (candidate, curve, correction, loo)
+                best = (candidate, fit, loo)
             }
         }
         let chosen = best!
         self.reference = reference
-        toneCurve = chosen.curve
-        correction = chosen.correction
+        light = chosen.fit.light
+        toneCurve = chosen.fit.curve
+        correction = chosen.fit.correction
         patches = readings.indices.map { index in
             Patch(
                 number: index + 1, reading: readings[index], excluded: excluded[index], reference: reference.lab[index],
-                corrected: problem.lab(patch: index, curve: chosen.curve, correction: chosen.correction),
-                deltaE: problem.deltaE(patch: index, curve: chosen.curve, correction: chosen.correction),
+                corrected: problem.lab(patch: index, chosen.fit), deltaE: problem.deltaE(patch: index, chosen.fit),
                 deltaELeaveOneOut: chosen.loo[index])
         }
         fitted = chosen.candidate.fitted
@@ -143,6 +144,13 @@ public struct Calibration: Sendable {
 
 /// The data of one calibration, shared by every fit of it.
 private struct FitProblem {
+    /// One fit: the light across the chart, the tone curve and the correction.
+    struct Fit {
+        let light: ChartLight
+        let curve: ToneCurve
+        let correction: ColorCorrection
+    }
+
     /// Camera values 0...1.
     let camera: [SIMD3<Double>]
     let targetLab: [CIELab]
@@ -157,16 +165,18 @@ private struct FitProblem {
         targetXYZ = reference.lab.map { CIEXYZ($0, white: .d50) }
     }
 
-    func lab(patch: Int, curve: ToneCurve, correction: ColorCorrection) -> CIELab {
-        correction.xyz(curve.linear(camera[patch])).lab(white: .d50)
+    func lab(patch: Int, _ fit: Fit) -> CIELab {
+        fit.correction.xyz(linear(patch, curve: fit.curve, light: fit.light)).lab(white: .d50)
     }
 
-    func deltaE(patch: Int, curve: ToneCurve, correction: ColorCorrection) -> Double {
-        lab(patch: patch, curve: curve, correction: correction).deltaE2000(targetLab[patch])
+    func deltaE(patch: Int, _ fit: Fit) -> Double {
+        lab(patch: patch, fit).deltaE2000(targetLab[patch])
     }
 
     /// Rounds of refitting the tone curve to what the 3 x 3 correction says the neutrals read.
     static let curveRounds = 3
+    /// Rounds at most of re-estimating the light across the chart (each starts from the last).
+    static let lightRounds = 6
 
     /// The tone curve through the neutrals' camera values and `linear`.
     private func curve(_ neutrals: [Int], _ linear: [SIMD3<Double>]) throws(CalibrationError) -> ToneCurve {
@@ -177,17 +187,25 @@ private struct FitProblem {
         }
     }
 
-    /// The tone curve and the correction of `model` fitted to the patches `using`.
-    func fit(_ model: CorrectionModel, using patches: [Int]) throws(CalibrationError) -> (ToneCurve, ColorCorrection) {
+    /// The patch's linear camera RGB as it would read under the light at the chart's centre.
+    func linear(_ patch: Int, curve: ToneCurve, light: ChartLight) -> SIMD3<Double> {
+        curve.linear(camera[patch]) / light.gain(patch: patch)
+    }
+
+    /// The tone curve through the neutrals of `patches`, under `light`, and the best 3 x 3 from its
+    /// linear RGB to XYZ (nil when the patches do not determine one).
+    ///
+    /// What should each neutral read, linear, in each channel? Not Y in all three: the neutrals
+    /// are a little tinted (white 9.5 has b* 2.9), and the camera sees the tint through its own
+    /// primaries. Start from their linear sRGB, then take what the best 3 x 3 from the curve's
+    /// linear RGB to XYZ says the camera reads for them (M⁻¹ XYZ), and fit the curve again: a few
+    /// rounds settle it. Each neutral's light scales what it reads.
+    private func curveAndMatrix(_ patches: [Int], light: ChartLight) throws(CalibrationError) -> (ToneCurve, Matrix3?) {
         let neutrals = patches.filter { ChartReference.neutralIndices.contains($0) }
-        // What should each neutral read, linear, in each channel? Not Y in all three: the
-        // neutrals are a little tinted (white 9.5 has b* 2.9), and the camera sees the tint
-        // through its own primaries. Start from their linear sRGB, then take what the best
-        // 3 x 3 from the curve's linear RGB to XYZ says the camera reads for them (M⁻¹ XYZ),
-        // and fit the curve again: a few rounds settle it.
-        var curve = try self.curve(neutrals, neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector })
-        for _ in 0..<Self.curveRounds {
-            let linear = patches.map { curve.linear(camera[$0]) }
+        var curve = try self.curve(neutrals, neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector * light.gain(patch: $0) })
+        var matrix: Matrix3?
+        for round in 0...Self.curveRounds {
+            let linear = patches.map { self.linear($0, curve: curve, light: light) }
             var rows: [SIMD3<Double>] = []
             for channel in 0..<3 {
                 guard
@@ -197,14 +215,52 @@ private struct FitProblem {
                 else { break }
                 rows.append(SIMD3(row[0], row[1], row[2]))
             }
-            guard rows.count == 3 else { break }
-            let inverse = Matrix3(rows[0], rows[1], rows[2]).inverse
-            let targets = neutrals.map { inverse * targetXYZ[$0].vector }
+            guard rows.count == 3 else { return (curve, nil) }
+            matrix = Matrix3(rows[0], rows[1], rows[2])
+            guard round < Self.curveRounds else { break }
+            let inverse = matrix!.inverse
+            let targets = neutrals.map { inverse * targetXYZ[$0].vector * light.gain(patch: $0) }
             guard targets.allSatisfy({ all($0 .> 0) }), let next = try? self.curve(neutrals, targets) else { break }
             curve = next
         }
+        return (curve, matrix)
+    }
+
+    /// The light across the chart, as the patches of `patches` show it: fit the curve and 3 x 3
+    /// under the light so far, take how much brighter (Y) each colour patch reads than its
+    /// reference, and fit a plane through those ratios over the chart's columns and rows (weighted
+    /// by Y: dark patches are noisy). The neutrals are left out of the plane: the curve passes
+    /// through them, so they read what the light so far says whatever the light is.
+    func light(using patches: [Int]) throws(CalibrationError) -> ChartLight {
+        var light = ChartLight.even
+        let colours = patches.filter { !ChartReference.neutralIndices.contains($0) }
+        guard colours.count >= 6 else { return light }
+        for _ in 0..<Self.lightRounds {
+            guard case (let curve, let matrix?) = try curveAndMatrix(patches, light: light) else { break }
+            let ratios = colours.map { patch in
+                light.gain(patch: patch) * (matrix * self.linear(patch, curve: curve, light: light)).y / targetXYZ[patch].y
+            }
+            guard
+                let plane = LeastSquares.fit(
+                    rows: colours.map { [1, ChartLight.column($0), ChartLight.row($0)] }, values: ratios,
+                    weights: colours.map { targetXYZ[$0].y }),
+                plane[0] > 0
+            else { break }
+            let next = ChartLight(perColumn: plane[1] / plane[0], perRow: plane[2] / plane[0])
+            // Settled: a ten-thousandth of the light a column or a row is far below what noise moves.
+            let settled = abs(next.perColumn - light.perColumn) < 1e-4 && abs(next.perRow - light.perRow) < 1e-4
+            light = next
+            if settled { break }
+        }
+        return light
+    }
+
+    /// The light, tone curve and the correction of `model` fitted to the patches `using`.
+    func fit(_ model: CorrectionModel, using patches: [Int]) throws(CalibrationError) -> Fit {
+        let light = try self.light(using: patches)
+        let (curve, _) = try curveAndMatrix(patches, light: light)
         let n = model.termCount
-        let terms = patches.map { model.terms(curve.linear(camera[$0])) }
+        let terms = patches.map { model.terms(self.linear($0, curve: curve, light: light)) }
         // The start: each row of M by least squares in XYZ, weighted by 1 / Y.
         let rows = terms.map { t in (0..<n).map { t[$0] } }
         let weights = patches.map { 1 / max(targetXYZ[$0].y, 1) }
@@ -251,7 +307,7 @@ private struct FitProblem {
             errors(parameters, into: &current, weights: [Double](repeating: 1, count: terms.count))
             rootWeights = current.map { 1 / max($0, 0.02).squareRoot() }
         }
-        return (curve, ColorCorrection(model: model, flat: best.parameters))
+        return Fit(light: light, curve: curve, correction: ColorCorrection(model: model, flat: best.parameters))
     }
 }
 

@@ -38,6 +38,9 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
     public let fitted: Calibration.Summary
     public let leaveOneOut: Calibration.Summary
     public let candidates: [Calibration.Candidate]
+    /// How the light fell across the chart, as the fit estimated it (nil in a profile written
+    /// before it was estimated).
+    public let light: ChartLight?
     public let patches: [Patch]
     /// How the chart was read: the corners given, the window radius and the frames averaged.
     public let corners: [[Double]]
@@ -50,6 +53,7 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         fitted = calibration.fitted
         leaveOneOut = calibration.leaveOneOut
         candidates = calibration.candidates
+        light = ChartLight(perColumn: Self.micro(calibration.light.perColumn), perRow: Self.micro(calibration.light.perRow))
         patches = calibration.patches.map { patch in
             let index = patch.number - 1
             let (mean, sd) = (patch.reading.mean, patch.reading.standardDeviation)

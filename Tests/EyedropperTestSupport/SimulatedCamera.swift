@@ -16,22 +16,23 @@ public struct SimulatedCamera {
 
     public init(seed: UInt64 = 1) { self.seed = seed }
 
-    /// Camera value 0...1 of each channel for XYZ (Y = 100 white).
-    public func camera(_ xyz: CIEXYZ) -> SIMD3<Double> {
+    /// Camera value 0...1 of each channel for XYZ (Y = 100 white), lit at `light` (1: as the
+    /// exposure was set for).
+    public func camera(_ xyz: CIEXYZ, light: Double = 1) -> SIMD3<Double> {
         let v = [xyz.x, xyz.y, xyz.z]
         var out = SIMD3<Double>()
         for c in 0..<3 {
-            let linear = max(0, (0..<3).reduce(0) { $0 + matrix[c][$1] * v[$1] }) * gains[c] * exposure
+            let linear = max(0, (0..<3).reduce(0) { $0 + matrix[c][$1] * v[$1] }) * gains[c] * exposure * light
             out[c] = min(1, 0.02 + 0.98 * pow(linear, 1 / 1.9))
         }
         return out
     }
 
-    /// 400 noisy pixels of each patch of `lab`.
-    public func readings(_ lab: [CIELab]) -> [PatchStatistics] {
+    /// 400 noisy pixels of each patch of `lab` (patch 1 first), under `light`.
+    public func readings(_ lab: [CIELab], light: ChartLight = .even) -> [PatchStatistics] {
         var random = TestRandom(seed: seed)
-        return lab.map { lab in
-            let value = camera(CIEXYZ(lab, white: .d50)) * 255
+        return lab.indices.map { index in
+            let value = camera(CIEXYZ(lab[index], white: .d50), light: light.gain(patch: index)) * 255
             var statistics = PatchStatistics()
             for _ in 0..<400 {
                 func level(_ v: Double) -> UInt8 {
