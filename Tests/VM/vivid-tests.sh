@@ -15,7 +15,10 @@
 # VM_HOSTFWD (e.g. tcp:127.0.0.1:18080-:8080: a host port forwarded to the guest, whose eth0 is
 # 10.0.2.15; without it the guest has no network but loopback),
 # GUEST_SCRIPT_TIMEOUT (seconds per guest script, default 120),
-# KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb cache).
+# KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb cache),
+# VM_LOOPBACK=1 (v4l2loopback built for the guest kernel as /mods/v4l2loopback.ko, not loaded, and
+# v4l2-feed on PATH to feed it), VM_DATA (a directory the guest sees as /mnt/data), VM_OUT (a
+# directory the guest's /mnt/out is copied to when the VM is done).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ACCEL=${ACCEL:-tcg}
@@ -38,6 +41,7 @@ trap cleanup EXIT
 step "host packages"
 # install-deps does nothing (and needs no network) when all are installed already.
 "$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod v4l-utils libv4l-dev curl
+[ "${VM_LOOPBACK:-0}" = 1 ] && "$ROOT"/Scripts/install-deps gcc make libc6-dev libelf-dev
 
 # ------------------------------------------------------------------ guest kernel
 # The current Debian kernel package, downloaded (not installed: only its files are needed) and
@@ -73,6 +77,25 @@ depmod -b "$KROOT" "$K"   # the package ships no modules.dep (dpkg's postinst ma
 VMLINUZ=$KROOT/boot/vmlinuz-$K
 echo "guest kernel $K"
 
+# ------------------------------------------------------------------ v4l2loopback (VM_LOOPBACK=1)
+# Debian's v4l2loopback-dkms source, built against the guest kernel's headers (downloaded and
+# unpacked, not installed: the host's kernel is another), cached beside the kernel package.
+LOOPBACK_KO=$CACHE/v4l2loopback-$K.ko
+if [ "${VM_LOOPBACK:-0}" = 1 ] && [ ! -f "$LOOPBACK_KO" ]; then
+  step "build v4l2loopback for $K"
+  L=$WORK/loopback; mkdir -p "$L/debs"
+  (cd "$L/debs" && apt-get download -q v4l2loopback-dkms "linux-headers-$K" "linux-headers-${K%-amd64}-common" \
+    "linux-kbuild-${K%%.*}.$(echo "$K" | cut -d. -f2)" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+  for deb in "$L"/debs/*.deb; do dpkg -x "$deb" "$L/root"; done
+  HEADERS=$L/root/usr/src/linux-headers-$K
+  [ -f "$HEADERS/Makefile" ] || { echo "the headers of $K could not be downloaded" >&2; exit 1; }
+  # The headers' Makefile includes the common headers by their installed path: point it at ours.
+  sed -i "s|^include /usr/src/|include $L/root/usr/src/|" "$HEADERS/Makefile"
+  SRC=$(ls -d "$L"/root/usr/src/v4l2loopback-*)
+  make -s -C "$HEADERS" M="$SRC" modules > "$L/make.log" 2>&1 || { cat "$L/make.log"; exit 1; }
+  cp "$SRC/v4l2loopback.ko" "$LOOPBACK_KO"
+fi
+
 # ------------------------------------------------------------------ eyedropper for the guest
 step "swift build (release, with the tests, as Scripts/test)"
 # The same build as Scripts/test's, with the tests, so a no-op after it (a build of the product
@@ -106,6 +129,10 @@ copy_with_libs() {   # program + every shared library ldd reports (and the ELF i
 copy_with_libs /usr/bin/v4l2-ctl /usr/bin/v4l2-ctl
 copy_with_libs "$EYEDROPPER" /usr/bin/eyedropper
 copy_with_libs /usr/bin/curl /usr/bin/curl   # busybox wget cannot PUT
+if [ "${VM_LOOPBACK:-0}" = 1 ]; then
+  cp "$LOOPBACK_KO" "$R/mods/v4l2loopback.ko"   # after the runner's order: loaded by the scripts that use it
+  gcc -O2 -Wall -static -o "$R/usr/bin/v4l2-feed" "$ROOT/Tests/VM/v4l2-feed.c"
+fi
 # libv4l2 dlopens its plugins (multi-planar devices) from here, as on a real system.
 PLUGINS=/usr/lib/x86_64-linux-gnu/libv4l/plugins
 if [ -d "$PLUGINS" ]; then mkdir -p "$R$PLUGINS"; cp -L "$PLUGINS"/*.so "$R$PLUGINS"/ 2>/dev/null || true; fi
@@ -135,6 +162,7 @@ echo "initramfs $(du -h "$WORK/initramfs.cpio.gz" | cut -f1)"
 
 # ------------------------------------------------------------------ the share: runner + scripts
 SHARE=$WORK/share; mkdir -p "$SHARE/out"
+[ -n "${VM_DATA:-}" ] && cp -r "$VM_DATA" "$SHARE/data"
 echo "share: $SHARE (a guest script sees it as /mnt)"
 NAMES=()
 for s in "${SCRIPTS[@]}"; do cp "$s" "$SHARE/"; NAMES+=("$(basename "$s")"); done
@@ -193,6 +221,7 @@ done
 if [ ! -d "$SHARE/out" ] || [ -z "$(ls "$SHARE/out"/*.done 2>/dev/null)" ]; then
   echo "the VM produced no results; end of its console:"; tail -n 30 "$WORK/console.log" | sed 's/^/    | /'
 fi
+if [ -n "${VM_OUT:-}" ]; then mkdir -p "$VM_OUT"; cp -r "$SHARE/out/." "$VM_OUT/"; fi
 step "done"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

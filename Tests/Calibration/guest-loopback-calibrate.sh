@@ -1,0 +1,68 @@
+#!/bin/sh
+# Guest (Tests/VM/vivid-tests.sh with VM_LOOPBACK=1 and VM_DATA from `loopback.py render`):
+# calibration through a real V4L2 device. v4l2loopback makes two capture devices, fed by
+# v4l2-feed as a webcam would deliver frames: /dev/video5 YUYV, /dev/video6 MJPEG. For each
+# calibration scene in YUYV (plain, uneven light, small in clutter) and the small one in MJPEG,
+# `eyedropper calibrate` with no corners reads the scene from the device and writes a profile; then
+# `sample --profile` reads the scene that checks it, fed through the same device. The output goes
+# to /mnt/out for `loopback.py check`, which judges the colours; here each command must succeed.
+# Writes PASS/FAIL lines to $RESULTS.
+RESULTS=${RESULTS:-/mnt/out/results.txt}
+DATA=/mnt/data
+OUT=/mnt/out
+SIZE=1280x720
+FRAMES=5
+
+if [ ! -f /mods/v4l2loopback.ko ] || [ ! -f $DATA/scenes.json ]; then
+    echo "FAIL loopback: no v4l2loopback module or no frames (run through Tests/Calibration/loopback-tests.sh)" >> "$RESULTS"
+    exit 0
+fi
+if ! insmod /mods/v4l2loopback.ko devices=2 video_nr=5,6 exclusive_caps=1,1 card_label=Eyedropper-YUYV,Eyedropper-MJPG 2>/tmp/err; then
+    echo "FAIL loopback: insmod v4l2loopback: $(cat /tmp/err)" >> "$RESULTS"
+    exit 0
+fi
+
+feeder=""
+feed() { # device, fourcc, scene, extension
+    : > /tmp/feed.err
+    v4l2-feed "$1" "$2" 1280 720 15 $DATA/frames/$3-[0-9].$4 2>>/tmp/feed.err &
+    feeder=$!
+    i=0; while ! grep -q 'feeding\|v4l2-feed:' /tmp/feed.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+}
+stop() { kill $feeder 2>/dev/null; wait $feeder 2>/dev/null; feeder=""; }
+
+# Each calibrate takes about 35 s under qemu's emulation: MJPEG gets the hardest scene only.
+for run in YUYV:plain YUYV:uneven YUYV:small MJPG:small; do
+    format=${run%:*}; scene=${run#*:}
+    if [ $format = YUYV ]; then device=/dev/video5; ext=yuyv; else device=/dev/video6; ext=jpg; fi
+    {
+        name="$scene chart, $format"
+        feed $device $format $scene $ext
+        if ! grep -q feeding /tmp/feed.err; then
+            echo "FAIL $name: v4l2-feed did not start in 30 s: $(cat /tmp/feed.err)" >> "$RESULTS"; stop; continue
+        fi
+        started=$(cut -d' ' -f1 /proc/uptime)
+        eyedropper calibrate --source $device --size $SIZE --skip 2 --frames $FRAMES \
+            --out $OUT/profile-$scene-$format.json --format json \
+            > $OUT/calibrate-$scene-$format.json 2> $OUT/calibrate-$scene-$format.err
+        rc=$?
+        stop
+        if [ $rc -ne 0 ]; then
+            echo "FAIL $name: calibrate exited $rc: $(tail -n 3 $OUT/calibrate-$scene-$format.err)" >> "$RESULTS"; continue
+        fi
+        echo "PASS calibrate, no corners, $name: $(grep -o 'found the ColorChecker.*' $OUT/calibrate-$scene-$format.err) ($(awk -v a=$started '{ printf "%.0f", $1 - a }' /proc/uptime) s)" >> "$RESULTS"
+        check=$(awk -v s=$scene '$1 == s { print $2 }' $DATA/checks.txt)
+        feed $device $format $check $ext
+        eyedropper sample --source $device --size $SIZE --skip 2 --frames $FRAMES --average $FRAMES --radius 20 \
+            --profile $OUT/profile-$scene-$format.json --format json $(cat $DATA/points-$check.txt) \
+            > $OUT/check-$scene-$format.json 2> $OUT/check-$scene-$format.err
+        rc=$?
+        stop
+        if [ $rc -ne 0 ]; then
+            echo "FAIL $name: sample --profile on $check exited $rc: $(tail -n 3 $OUT/check-$scene-$format.err)" >> "$RESULTS"
+        else
+            echo "PASS sample --profile, $name, on the $check scene: $(grep -o '"matrix":"[a-z0-9]*","range":"[a-z]*"' $OUT/check-$scene-$format.json | head -1)" >> "$RESULTS"
+        fi
+    }
+done
+rmmod v4l2loopback 2>/dev/null
