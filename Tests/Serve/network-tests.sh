@@ -2,7 +2,7 @@
 # eyedropper serve against clients that hold it without moving, over HTTP and HTTPS
 # (Tests/Serve/slow_clients.py): 20 stalled stream clients, three rounds, with a new viewer
 # streaming within --stall-timeout + 2 s and the RSS flat; 300 half-sent request heads closed at
-# --header-timeout while samples stay under 10 ms; a keep-alive connection closed at
+# --header-timeout while samples stay under 100 ms; a keep-alive connection closed at
 # --idle-timeout; over HTTPS with a token, every endpoint 401 without it and answered with it,
 # and a half TLS handshake closed at --header-timeout. Short timeouts keep it quick:
 # the bars are relative to them. Needs a release build (Scripts/test makes one).
