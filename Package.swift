@@ -141,8 +141,8 @@ let package = Package(
         .testTarget(
             name: "EyedropperCLITests",
             dependencies: [
-                "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer",
-                "EyedropperTestSupport",
+                "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperPipeline",
+                "EyedropperServer", "EyedropperTestSupport",
             ]),
         .testTarget(
             name: "EyedropperOutputsTests",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
+import EyedropperPipeline
 import Foundation
 
 #if canImport(Glibc)
@@ -115,65 +116,32 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         let chartReference = try reference.map { try ChartReference.load(path: $0) } ?? .colorChecker2014
         let configuration = try input.configuration()
-        let sampler = ColorSampler()
-        var samples: [ColorSample] = []
-        var read: (geometry: ChartGeometry, radius: Int, width: Int, height: Int)?
-        // Every frame's patch statistics added up, as `sample --average` adds them; made for the
-        // patch centres at the first frame.
-        var block = SampleAverage(points: [])
+        var read = ChartRead(corners: corners, radius: radius, reference: chartReference)
         // The frame the picture draws on: the first, kept only with --picture.
         var firstFrame: RGBImage?
-        // Without --corner: the detector, and the chart as the first frame showed it.
-        let detector = corners.isEmpty ? ChartDetector(reference: chartReference) : nil
-        var found: DetectedChart?
         let progress = isatty(STDERR_FILENO) != 0
         try input.forEachFrame(configuration, limit: frames, done: "read") { frame, _ in
-            let number = block.frames + 1
-            if let detector {
-                let chart = try Self.detect(detector, in: frame, sampler: sampler, number: number)
-                if let first = found {
-                    try Self.checkStill(chart, first: first, number: number)
-                } else {
-                    found = chart
-                    StandardError.writeLine(Self.foundLine(chart))
+            try read.add(frame)
+            if read.frames == 1, let chart = read.chart { StandardError.writeLine(Self.foundLine(chart)) }
+            if picture != nil, firstFrame == nil {
+                firstFrame = try frame.withRGB24(with: read.sampler) {
+                    RGBImage(width: $0.width, height: $0.height, pixels: Array($0.bytes))
                 }
             }
-            if read == nil {
-                let geometry =
-                    if let found {
-                        try ChartGeometry(detected: found)
-                    } else {
-                        try ChartGeometry(corners: corners, width: frame.width, height: frame.height)
-                    }
-                read = (geometry, radius ?? geometry.defaultRadius, frame.width, frame.height)
-                block = SampleAverage(points: geometry.centers)
-            }
-            guard let read, frame.width == read.width, frame.height == read.height,
-                block.colorimetry.map({ $0 == frame.colorimetry }) ?? true
-            else {
-                throw CommandFailure("the frames changed size or colorimetry while the chart was read: calibrate again", status: 74)
-            }
-            if picture != nil, firstFrame == nil {
-                firstFrame = try sampler.withRGB24(frame) { RGBImage(width: $0.width, height: $0.height, pixels: Array($0.bytes)) }
-            }
-            try sampler.sample(frame, at: read.geometry.centers, radius: read.radius, into: &samples)
-            block.add(samples, frame: block.frames, timestamp: 0, colorimetry: frame.colorimetry)
-            if progress { StandardError.write("\rreading the chart: frame \(block.frames) of \(frames)") }
+            if progress { StandardError.write("\rreading the chart: frame \(read.frames) of \(frames)") }
         }
-        guard let read, let colorimetry = block.colorimetry else {
-            throw CommandFailure("no frames were read from the source", status: 66)
-        }
-        let count = block.frames
+        let count = read.frames
+        guard count > 0 else { throw CommandFailure("no frames were read from the source", status: 66) }
         if progress { StandardError.write("\n") }
         if count < frames {
             StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those")
         }
-        block.samples(into: &samples)
         StandardError.writeLine(
             model == .auto
                 ? "fitting the models, each again without each patch (leave-one-out)..."
                 : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
-        let calibration = try Calibration(readings: samples.map(\.statistics), reference: chartReference, model: model.model)
+        let fit = try read.fit(model: model.model, controls: CameraControls.integerValues(of: configuration.source))
+        let (calibration, report, profile) = (fit.calibration, fit.report, fit.profile)
         for patch in calibration.patches {
             if let excluded = patch.excluded {
                 StandardError.writeLine(
@@ -186,10 +154,6 @@ struct Calibrate: ParsableCommand {
                 "eyedropper: warning: the light on the chart varies by \(percent)% across it: the fit allows for light that changes evenly from one side to the other, not for a spot or a shadow; light the chart more evenly if you can"
             )
         }
-        let report = CalibrationReport(calibration, geometry: read.geometry, radius: read.radius, frames: count, modelAsked: model != .auto)
-        let profile = CameraProfile(
-            calibration: calibration, report: report, colorimetry: colorimetry, width: read.width, height: read.height,
-            controls: Self.controlsInForce(configuration.source))
         try profile.json().withUnsafeBytes { try AtomicWrite.write($0, to: out) }
         if let cube {
             let text = CubeLUT.text(profile, title: "eyedropper \(out)")
@@ -198,8 +162,8 @@ struct Calibrate: ParsableCommand {
         if let icc {
             try ICCProfile.bytes(profile, description: "eyedropper \(out)").withUnsafeBytes { try AtomicWrite.write($0, to: icc) }
         }
-        if let picture, let firstFrame {
-            let image = Self.picture(calibration, frame: firstFrame, geometry: read.geometry, radius: read.radius)
+        if let picture, let firstFrame, let geometry = read.geometry, let radius = read.radius {
+            let image = Self.picture(calibration, frame: firstFrame, geometry: geometry, radius: radius)
             // 4:4:4 at quality 95: 4:2:0 smears the red outlines and the small text.
             try image.pixels.withUnsafeBytes { pixels in
                 try JPEGEncoder(quality: 95, subsampling: .s444).withJPEG(rgb24: pixels, width: image.width, height: image.height) { jpeg in
@@ -208,34 +172,8 @@ struct Calibrate: ParsableCommand {
             }
         }
         switch format {
-        case .json: print(Self.json(report))
+        case .json: print(report.json)
         case .text: print(Self.table(calibration, report: report, profilePath: out))
-        }
-    }
-
-    /// The chart in frame `number`, or why not (exit 65).
-    static func detect(_ detector: ChartDetector, in frame: borrowing PlanarFrame, sampler: ColorSampler, number: Int) throws
-        -> DetectedChart
-    {
-        try sampler.withRGB24(frame) { rgb in
-            do throws(ChartDetectionFailure) {
-                try detector.detect(rgb24: rgb.bytes, width: rgb.width, height: rgb.height)
-            } catch {
-                throw CommandFailure("frame \(number): \(error)", status: 65)
-            }
-        }
-        return detector.chart
-    }
-
-    /// Every patch within a quarter of a step of where the first frame had it: a chart that
-    /// moves while it is read mixes neighbouring patches.
-    static func checkStill(_ chart: DetectedChart, first: DetectedChart, number: Int) throws {
-        var moved = 0.0
-        for (a, b) in zip(chart.centers, first.centers) { moved = max(moved, ((a - b) * (a - b)).sum().squareRoot()) }
-        guard moved <= first.pitch / 4 else {
-            throw CommandFailure(
-                "frame \(number): the chart moved \(DecimalText.fixed(moved, 1)) pixels since frame 1 (a patch step is \(DecimalText.fixed(first.pitch, 1))): hold it still (a stand or a clamp), or give --frames 1",
-                status: 65)
         }
     }
 
@@ -265,23 +203,6 @@ struct Calibrate: ParsableCommand {
                 corrected: used ? CalibratedColor(xyz: CIEXYZ(patch.corrected)).srgb8 : nil, deltaE: used ? patch.deltaE : nil)
         }
         return CalibrationPicture.render(frame: frame, windows: windows, swatches: swatches)
-    }
-
-    /// The camera's integer controls and their values now, by name; empty for a file or the test pattern.
-    private static func controlsInForce(_ source: SourceName) -> [String: Int] {
-        guard case let .camera(device) = source, let controls = try? CameraControls.list(device: device) else { return [:] }
-        var values: [String: Int] = [:]
-        for control in controls {
-            if case let .integer(value) = control.value, !control.flags.contains(.readOnly) { values[control.name] = Int(value) }
-        }
-        return values
-    }
-
-    /// The report as one line of JSON, keys sorted.
-    static func json(_ report: CalibrationReport) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try! encoder.encode(report), as: UTF8.self)
     }
 
     /// A table for people: per patch reference, corrected and ΔE, then the summaries.

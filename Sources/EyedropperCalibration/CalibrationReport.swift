@@ -1,4 +1,5 @@
 import Eyedropper
+import FoundationEssentials
 
 /// What a calibration measured and how well it fits, as `calibrate --format json` prints it and a
 /// profile keeps it: per patch the camera's reading, the reference and the corrected colour with
@@ -71,6 +72,13 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         corners = geometry.corners.map { [$0.x, $0.y] }
         self.radius = radius
         self.frames = frames
+    }
+
+    /// The report as one line of JSON, keys sorted: what `calibrate --format json` prints.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
     }
 
     /// To 6 decimals (a millionth of the frame), so a corner given as 0.725011 is not reported

@@ -13,6 +13,9 @@ public protocol SampleSource: ~Copyable {
     func sample(
         at points: [SamplePoint], radius: Int, with sampler: ColorSampler, into samples: inout [ColorSample]
     ) throws(SamplingError)
+    /// The whole frame as RGB24, lent to `body`: converted into `sampler`'s buffer (reused by its
+    /// next call), or as it is.
+    func withRGB24<R>(with sampler: ColorSampler, _ body: (borrowing RGBFrame) -> R) throws(SamplingError) -> R
 }
 
 extension PlanarFrame: SampleSource {
@@ -20,6 +23,10 @@ extension PlanarFrame: SampleSource {
         at points: [SamplePoint], radius: Int, with sampler: ColorSampler, into samples: inout [ColorSample]
     ) throws(SamplingError) {
         try sampler.sample(self, at: points, radius: radius, into: &samples)
+    }
+
+    public func withRGB24<R>(with sampler: ColorSampler, _ body: (borrowing RGBFrame) -> R) throws(SamplingError) -> R {
+        body(try sampler.convertFrame(self))
     }
 }
 
@@ -41,5 +48,9 @@ public struct ConvertedFrame: ~Copyable, SampleSource {
     ) throws(SamplingError) {
         guard (0...SamplingError.maximumRadius).contains(radius) else { throw .radiusOutOfRange(radius) }
         rgb.sample(at: points, radius: radius, into: &samples)
+    }
+
+    public func withRGB24<R>(with sampler: ColorSampler, _ body: (borrowing RGBFrame) -> R) throws(SamplingError) -> R {
+        body(rgb)
     }
 }

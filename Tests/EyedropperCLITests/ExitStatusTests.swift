@@ -3,6 +3,7 @@ import EyedropperCalibration
 import EyedropperCapture
 import EyedropperJPEG
 import EyedropperOutputs
+import EyedropperPipeline
 import EyedropperServer
 import Foundation
 import Testing
@@ -19,7 +20,7 @@ import Testing
         "SamplingError": SamplingError.self, "CalibrationError": CalibrationError.self,
         "CalibrationFileError": CalibrationFileError.self, "ChartGeometryError": ChartGeometryError.self,
         "ChartReferenceError": ChartReferenceError.self, "ChartDetectionFailure": ChartDetectionFailure.self,
-        "ColorTargetError": ColorTargetError.self,
+        "ColorTargetError": ColorTargetError.self, "ChartReadError": ChartReadError.self,
         "ColorCorrectionError": ColorCorrectionError.self, "JPEGError": JPEGError.self,
         "CaptureError": CaptureError.self, "ControlError": ControlError.self, "OutputError": OutputError.self,
         "MQTTURLError": MQTTURLError.self, "TLSFileError": TLSFileError.self, "TokenFileError": TokenFileError.self,

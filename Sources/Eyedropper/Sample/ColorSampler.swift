@@ -64,8 +64,9 @@ public final class ColorSampler {
         try body(convertFrame(frame))
     }
 
-    /// Converts `frame` into the buffer, growing it (only) when the frame is the largest yet.
-    private func convertFrame(_ frame: borrowing PlanarFrame) throws(SamplingError) -> RGBFrame {
+    /// Converts `frame` into the buffer, growing it (only) when the frame is the largest yet; the
+    /// buffer is reused by the next call.
+    package func convertFrame(_ frame: borrowing PlanarFrame) throws(SamplingError) -> RGBFrame {
         let converter = converter(for: frame)
         let byteCount = frame.width * frame.height * 3
         if rgb.count < byteCount {

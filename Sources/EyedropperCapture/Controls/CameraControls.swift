@@ -39,6 +39,17 @@ public final class CameraControls: Sendable {
         try withDescriptor(device) { fd in try list(fd, device: device) }
     }
 
+    /// The integer controls that can be set and their values now, by name, as a profile keeps
+    /// them; empty for a file or the test pattern, or a camera that cannot be opened.
+    public static func integerValues(of source: SourceName) -> [String: Int] {
+        guard case let .camera(device) = source, let controls = try? list(device: device) else { return [:] }
+        var values: [String: Int] = [:]
+        for control in controls {
+            if case let .integer(value) = control.value, !control.flags.contains(.readOnly) { values[control.name] = Int(value) }
+        }
+        return values
+    }
+
     /// Every control the descriptor's device has, disabled ones and class headings left out.
     static func list(_ fd: Int32, device: String) throws(CaptureError) -> [CameraControl] {
         var controls: [CameraControl] = []

@@ -1,0 +1,164 @@
+import Eyedropper
+import EyedropperCalibration
+
+/// A ColorChecker read over frames and fitted into a camera profile: what `eyedropper calibrate`
+/// and serve's `POST /api/v1/calibration` both do. Without corners the chart is found in every
+/// frame (which way round from its own colours) and must stay where the first frame had it; with
+/// them, the other 20 centres follow from the four. Each patch's window is added up over the
+/// frames, as `sample --average` adds samples, and `fit` fits the profile to the means.
+public struct ChartRead {
+    public let reference: ChartReference
+    /// The chart as the first frame showed it, when it was found rather than given.
+    public private(set) var chart: DetectedChart?
+    /// Where the patches are read, set by the first frame.
+    public private(set) var geometry: ChartGeometry?
+    /// The window radius, set by the first frame: as asked, or a fifth of the patch spacing.
+    public private(set) var radius: Int?
+    public let sampler: ColorSampler
+    private let corners: [SamplePoint]
+    private let radiusAsked: Int?
+    private let detector: ChartDetector?
+    private var size = (width: 0, height: 0)
+    private var block = SampleAverage(points: [])
+    private var samples: [ColorSample] = []
+
+    /// `corners`: the centres of patches 1, 6, 24 and 19, or none to find the chart.
+    public init(
+        corners: [SamplePoint] = [], radius: Int? = nil, reference: ChartReference = .colorChecker2014,
+        sampler: ColorSampler = ColorSampler()
+    ) {
+        precondition(corners.isEmpty || corners.count == 4, "\(corners.count) corners")
+        self.corners = corners
+        self.radiusAsked = radius
+        self.reference = reference
+        self.sampler = sampler
+        detector = corners.isEmpty ? ChartDetector(reference: reference) : nil
+    }
+
+    /// The frames read so far.
+    public var frames: Int { block.frames }
+
+    /// Reads the patches of one more frame. Throws when the chart is not found in it, has moved
+    /// since the first frame, or the frame's size or colorimetry is not the first frame's.
+    public mutating func add<Frame: SampleSource & ~Copyable>(_ frame: borrowing Frame) throws(ChartReadError) {
+        let number = block.frames + 1
+        if let detector {
+            let detected: Result<DetectedChart, ChartDetectionFailure>
+            do throws(SamplingError) {
+                detected = try frame.withRGB24(with: sampler) { rgb in
+                    do throws(ChartDetectionFailure) {
+                        try detector.detect(rgb24: rgb.bytes, width: rgb.width, height: rgb.height)
+                        return .success(detector.chart)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            } catch {
+                throw .sampling(error)
+            }
+            let found: DetectedChart
+            switch detected {
+            case let .success(chart): found = chart
+            case let .failure(failure): throw .notFound(frame: number, failure)
+            }
+            if let first = chart {
+                try Self.checkStill(found, first: first, number: number)
+            } else {
+                chart = found
+            }
+        }
+        if geometry == nil {
+            let made: ChartGeometry
+            do throws(ChartGeometryError) {
+                made =
+                    if let chart { try ChartGeometry(detected: chart) } else {
+                        try ChartGeometry(corners: corners, width: frame.width, height: frame.height)
+                    }
+            } catch {
+                throw .geometry(error)
+            }
+            geometry = made
+            radius = radiusAsked ?? made.defaultRadius
+            size = (frame.width, frame.height)
+            block = SampleAverage(points: made.centers)
+        }
+        guard let geometry, let radius, frame.width == size.width, frame.height == size.height,
+            block.colorimetry.map({ $0 == frame.colorimetry }) ?? true
+        else { throw .frameChanged }
+        do throws(SamplingError) {
+            try frame.sample(at: geometry.centers, radius: radius, with: sampler, into: &samples)
+        } catch {
+            throw .sampling(error)
+        }
+        block.add(samples, frame: block.frames, timestamp: 0, colorimetry: frame.colorimetry)
+    }
+
+    /// The profile fitted to the patches read: `model`, or with nil the model of least
+    /// leave-one-out error. `controls`: the camera's controls in force, kept in the profile.
+    public func fit(model: CorrectionModel?, controls: [String: Int] = [:]) throws -> ChartFit {
+        guard let geometry, let radius, let colorimetry = block.colorimetry else { throw ChartReadError.noFrames }
+        var means: [ColorSample] = []
+        block.samples(into: &means)
+        let calibration = try Calibration(readings: means.map(\.statistics), reference: reference, model: model)
+        let report = CalibrationReport(calibration, geometry: geometry, radius: radius, frames: block.frames, modelAsked: model != nil)
+        let profile = CameraProfile(
+            calibration: calibration, report: report, colorimetry: colorimetry, width: size.width, height: size.height,
+            controls: controls)
+        return ChartFit(calibration: calibration, report: report, profile: profile)
+    }
+
+    /// Every patch within a quarter of a step of where the first frame had it: a chart that
+    /// moves while it is read mixes neighbouring patches.
+    private static func checkStill(_ chart: DetectedChart, first: DetectedChart, number: Int) throws(ChartReadError) {
+        var moved = 0.0
+        for (a, b) in zip(chart.centers, first.centers) { moved = max(moved, ((a - b) * (a - b)).sum().squareRoot()) }
+        guard moved <= first.pitch / 4 else { throw .moved(frame: number, pixels: moved, step: first.pitch) }
+    }
+}
+
+/// A profile fitted to a chart read: the fit, its report (what `calibrate --format json`
+/// prints), and the profile to write.
+public struct ChartFit {
+    public let calibration: Calibration
+    public let report: CalibrationReport
+    public let profile: CameraProfile
+}
+
+/// Why a chart could not be read from the frames.
+public enum ChartReadError: Error, Sendable, CustomStringConvertible {
+    /// Frame `frame` (from 1) shows no chart, two, or one not sure enough.
+    case notFound(frame: Int, ChartDetectionFailure)
+    /// The chart in frame `frame` is `pixels` from where the first frame had it.
+    case moved(frame: Int, pixels: Double, step: Double)
+    /// A frame's size or colorimetry is not the first frame's.
+    case frameChanged
+    /// The corners given (or found) do not make a chart.
+    case geometry(ChartGeometryError)
+    case sampling(SamplingError)
+    /// `fit` before any frame was read.
+    case noFrames
+
+    public var description: String {
+        switch self {
+        case let .notFound(frame, failure): "frame \(frame): \(failure)"
+        case let .moved(frame, pixels, step):
+            "frame \(frame): the chart moved \(DecimalText.fixed(pixels, 1)) pixels since frame 1 (a patch step is \(DecimalText.fixed(step, 1))): hold it still (a stand or a clamp), or give --frames 1"
+        case .frameChanged: "the frames changed size or colorimetry while the chart was read: calibrate again"
+        case let .geometry(error): error.description
+        case let .sampling(error): error.description
+        case .noFrames: "no frames were read from the source"
+        }
+    }
+}
+
+extension ChartReadError: ExitStatusError {
+    public var exitStatus: Int32 {
+        switch self {
+        case .notFound, .moved: 65
+        case .frameChanged: 74
+        case let .geometry(error): error.exitStatus
+        case let .sampling(error): error.exitStatus
+        case .noFrames: 66
+        }
+    }
+}
