@@ -1,8 +1,10 @@
 import ArgumentParser
 import Eyedropper
+import EyedropperCalibration
 import EyedropperCapture
 import EyedropperOutputs
 import EyedropperServer
+import Foundation
 import Logging
 
 /// `eyedropper serve`: one capture shared by any number of HTTP clients.
@@ -36,6 +38,14 @@ struct Serve: AsyncParsableCommand {
             when the frames' colorimetry or size differ from the profile's) and "target", and \
             the page shows the calibrated colour and, with a target, ΔE and PASS or FAIL. A \
             profile that cannot be read stops serve at the start (66 missing, 65 damaged).
+
+            Calibrating from the page: with --profile-dir DIR, POST \
+            /api/v1/calibration?frames=N finds the ColorChecker in the next N frames, fits a \
+            profile as calibrate does (against --reference FILE if given) and writes it into \
+            DIR, answering its name and the report of calibrate --format json; PUT \
+            /api/v1/profile with {"name": "FILE.json"} applies a profile of DIR from the next \
+            frame on, without a restart (the status then names it). The page's ColorChecker \
+            card does both.
             """
     )
 
@@ -55,6 +65,19 @@ struct Serve: AsyncParsableCommand {
 
     /// Each sample's calibrated colour, and its ΔE to a target.
     @OptionGroup var calibration: CalibrationOptions
+
+    @Option(
+        name: .customLong("profile-dir"),
+        help: ArgumentHelp(
+            "A directory for profiles: the page's Calibrate writes each profile it fits there (POST /api/v1/calibration), and PUT /api/v1/profile applies one of them live.",
+            valueName: "DIR"))
+    var profileDirectory: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Your chart's own L*a*b* (D50) as JSON, for the page's calibration, instead of the published values (as calibrate --reference).",
+            valueName: "FILE"))
+    var reference: String?
 
     @Option(name: .customLong("max-streams"), help: "Most MJPEG and event-stream clients at once; more are answered 503.")
     var maxStreams: Int = 16
@@ -89,6 +112,19 @@ struct Serve: AsyncParsableCommand {
         if let calibrated, let path = calibration.profile {
             configuration.calibration = .init(profile: calibrated.profile, path: path, target: calibrated.target)
         }
+        if let profileDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: profileDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure(
+                    "--profile-dir \(profileDirectory): no such directory (make it first, e.g. mkdir -p \(profileDirectory))", status: 66)
+            }
+            guard FileManager.default.isWritableFile(atPath: profileDirectory) else {
+                throw CommandFailure(
+                    "--profile-dir \(profileDirectory): cannot write there (give a directory this user can write)", status: 73)
+            }
+            configuration.profileDirectory = profileDirectory
+        }
+        if let reference { configuration.chartReference = try ChartReference.load(path: reference) }
         let logger = input.diagnostics.logger
         configuration.token = try access.token(for: configuration, logger: logger)
         let sinks = try outputs.open(

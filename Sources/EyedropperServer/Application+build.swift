@@ -21,6 +21,8 @@ struct ServerParts: Sendable {
     /// Whether anyone watches as JPEG: the capture remaps each frame's planes for the encoders only
     /// then.
     let jpegDemand = JPEGDemand()
+    /// The profile every frame is calibrated with: `--profile`, or one applied since.
+    let profile: ServedProfile
     let metrics: ServerMetrics
     let statistics: CaptureStatistics
     let capture: CaptureLoop
@@ -43,13 +45,14 @@ struct ServerParts: Sendable {
     /// and the `TLSFileError` of a certificate or key that cannot be used, before anything starts.
     init(_ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, logger: Logger) throws {
         tls = try configuration.tls?.context()
+        profile = ServedProfile(configuration.calibration)
         controls = try configuration.source.makeControls()
         self.outputs = outputs
         metrics = ServerMetrics(mqtt: outputs?.mqtt != nil, osc: outputs?.osc != nil)
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         capture = CaptureLoop(
             configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, controls: controls,
-            outputs: outputs, logger: logger)
+            profile: profile, outputs: outputs, logger: logger)
         do {
             jpeg = try JPEGCache(frames: frames, demand: jpegDemand, quality: configuration.jpegQuality, pool: work)
         } catch {
@@ -70,12 +73,15 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     PageController().addRoutes(to: router.group())
     HealthController().addRoutes(to: router.group())
     let api = router.group("api/v1")
-    SampleController(configuration: configuration, frames: parts.frames, streams: parts.streams).addRoutes(to: api)
+    SampleController(configuration: configuration, profile: parts.profile, frames: parts.frames, streams: parts.streams)
+        .addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
     ChartController(frames: parts.frames, work: parts.work).addRoutes(to: api)
+    CalibrationController(configuration: configuration, profile: parts.profile, frames: parts.frames, work: parts.work)
+        .addRoutes(to: api)
     ControlsController(source: configuration.source.source, controls: parts.controls, work: parts.work).addRoutes(to: api)
     StatusController(
-        configuration: configuration, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
+        configuration: configuration, profile: parts.profile, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
         streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls,
         outputs: parts.outputs
     ).addRoutes(to: router.group())

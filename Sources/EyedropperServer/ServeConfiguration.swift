@@ -20,6 +20,11 @@ public struct ServeConfiguration: Hashable, Sendable {
     /// `--profile` (and `--target`): every sample gains its calibrated colour; nil leaves every
     /// body as it is without them.
     public var calibration: CalibrationSettings?
+    /// `--profile-dir`: where the profiles fitted from the page (`POST /api/v1/calibration`) are
+    /// written, and whence `PUT /api/v1/profile` applies one; nil: neither is offered (409).
+    public var profileDirectory: String?
+    /// `--reference`: the chart's own L*a*b* (D50), which those fits are made against.
+    public var chartReference: ChartReference = .colorChecker2014
     /// `--token-file` or `EYEDROPPER_TOKEN`: every route but the page and `/healthz` then answers
     /// 401 without `Authorization: Bearer TOKEN`. nil: no token is asked for (loopback, `--no-auth`).
     public var token: BearerToken?

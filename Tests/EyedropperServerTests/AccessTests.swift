@@ -20,6 +20,9 @@ import Testing
         ("/api/v1/sample", "/api/v1/sample?at=0.5,0.5", [.get: .ok]),
         ("/api/v1/samples", "/api/v1/samples", [.get: .ok]),
         ("/api/v1/chart", "/api/v1/chart", [.get: .ok]),
+        // Started without --profile-dir: calibrating and applying a profile are 409.
+        ("/api/v1/calibration", "/api/v1/calibration?frames=1", [.post: .conflict]),
+        ("/api/v1/profile", "/api/v1/profile", [.put: .conflict]),
         ("/api/v1/frame.jpg", "/api/v1/frame.jpg", [.get: .ok]),
         ("/api/v1/stream.mjpg", "/api/v1/stream.mjpg", [.get: .ok]),
         // The test pattern is not a camera: setting or locking its controls is 409.

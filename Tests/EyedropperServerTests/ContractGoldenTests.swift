@@ -31,6 +31,7 @@ import Testing
                 ("sample-bad-radius", "/api/v1/sample?radius=-1", .get),
                 ("sample-post", "/api/v1/sample", .post),
                 ("chart", "/api/v1/chart", .get),
+                ("calibration-no-directory", "/api/v1/calibration", .post),
                 ("controls", "/api/v1/controls", .get),
                 ("controls-lock", "/api/v1/controls/lock", .post),
                 ("not-found", "/api/v1/nothing", .get),
@@ -42,6 +43,8 @@ import Testing
             }
             let put = try await client.put("/api/v1/controls", body: #"{"brightness":1}"#)
             try Golden.check(Self.record(.put, "/api/v1/controls", put, body: put.text), file: "http/controls-put.txt")
+            let profile = try await client.put("/api/v1/profile", body: #"{"name":"profile.json"}"#)
+            try Golden.check(Self.record(.put, "/api/v1/profile", profile, body: profile.text), file: "http/profile-no-directory.txt")
 
             // The JPEG: its headers and that it is one (its bytes follow the frame's content).
             let jpeg = try await client.get("/api/v1/frame.jpg")

@@ -19,6 +19,7 @@ final class CaptureLoop: Sendable {
     private let jpegDemand: JPEGDemand
     private let statistics: CaptureStatistics
     private let controls: CameraControls?
+    private let profile: ServedProfile
     /// `--mqtt`, `--osc`: where each frame's samples go too.
     private let outputs: SampleOutputs?
     private let logger: Logger
@@ -29,9 +30,10 @@ final class CaptureLoop: Sendable {
     /// what was set through the API survives a reconnect.
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
-        controls: CameraControls?, outputs: SampleOutputs?, logger: Logger
+        controls: CameraControls?, profile: ServedProfile, outputs: SampleOutputs?, logger: Logger
     ) {
         self.configuration = configuration
+        self.profile = profile
         self.frames = frames
         self.jpegDemand = jpegDemand
         self.statistics = statistics
@@ -58,8 +60,8 @@ final class CaptureLoop: Sendable {
 
     private func run() {
         var publisher = FramePublisher(
-            configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, outputs: outputs,
-            logger: logger)
+            configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, profile: profile,
+            outputs: outputs, logger: logger)
         do {
             let source = try FrameSource(
                 configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
@@ -86,31 +88,45 @@ final class CaptureLoop: Sendable {
 }
 
 /// Converts each frame into `LatestFrame` and reads it through the pipeline (the configured
-/// points, calibrated with a profile), with one converter kept while the colorimetry stays the
-/// same.
+/// points, calibrated with the profile served), with one converter kept while the colorimetry
+/// stays the same, and one pipeline while the profile does.
 private struct FramePublisher {
+    let configuration: ServeConfiguration
     let frames: ServedFrames
     let jpegDemand: JPEGDemand
     let statistics: CaptureStatistics
+    let profile: ServedProfile
     let outputs: SampleOutputs?
     let logger: Logger
     private var pipeline: FramePipeline
+    /// The profile's generation the pipeline was made with.
+    private var profileGeneration: Int
     private var converter: YCbCrConverter?
     private var number = 0
 
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
-        outputs: SampleOutputs?, logger: Logger
+        profile: ServedProfile, outputs: SampleOutputs?, logger: Logger
     ) {
+        self.configuration = configuration
         self.frames = frames
         self.jpegDemand = jpegDemand
         self.statistics = statistics
+        self.profile = profile
         self.outputs = outputs
         self.logger = logger
-        pipeline = FramePipeline(configuration, driverClock: configuration.source.source.isCamera)
+        let (generation, settings) = profile.current
+        pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isCamera)
+        profileGeneration = generation
     }
 
     mutating func publish(_ frame: borrowing PlanarFrame, timestamp: Double) {
+        if profile.generation != profileGeneration {
+            // A profile applied through the API: from this frame on (its check says its warnings anew).
+            let (generation, settings) = profile.current
+            pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isCamera)
+            profileGeneration = generation
+        }
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
         if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }
         let converter = converter!, (width, height) = (frame.width, frame.height)

@@ -2,11 +2,14 @@ import Eyedropper
 import EyedropperPipeline
 
 extension FramePipeline {
-    /// serve's pipeline: its points and radius (or those of one request), its profile and target.
-    init(_ configuration: ServeConfiguration, points: [SamplePoint]? = nil, radius: Int? = nil, driverClock: Bool) {
+    /// serve's pipeline: its points and radius (or those of one request), with the profile and
+    /// target served now.
+    init(
+        _ configuration: ServeConfiguration, calibration: ServeConfiguration.CalibrationSettings?, points: [SamplePoint]? = nil,
+        radius: Int? = nil, driverClock: Bool
+    ) {
         self.init(
             points: points ?? configuration.points, radius: radius ?? configuration.radius,
-            profile: configuration.calibration?.profile, target: configuration.calibration?.target,
-            driverClock: driverClock)
+            profile: calibration?.profile, target: calibration?.target, driverClock: driverClock)
     }
 }

@@ -8,6 +8,7 @@ import Hummingbird
 /// the colours at the configured points).
 struct SampleController: Sendable {
     let configuration: ServeConfiguration
+    let profile: ServedProfile
     let frames: ServedFrames
     let streams: StreamLimit
 
@@ -29,7 +30,8 @@ struct SampleController: Sendable {
             // Else the request's, read from the newest frame's RGB as the capture reads every frame
             // (the clock does not matter: the JSON line carries no wall-clock time).
             var pipeline = FramePipeline(
-                configuration, points: points.isEmpty ? nil : points, radius: radius, driverClock: false)
+                configuration, calibration: profile.settings, points: points.isEmpty ? nil : points, radius: radius,
+                driverClock: false)
             let frame = ConvertedFrame(
                 rgb: RGBFrame(bytes: rgb, width: info.width, height: info.height), colorimetry: info.colorimetry)
             return try pipeline.read(frame, number: info.number, timestamp: info.timestamp)?.json ?? ""

@@ -6,6 +6,7 @@ import Hummingbird
 /// The capture's figures: `/api/v1/status` as JSON and `/metrics` in Prometheus' text format.
 struct StatusController: Sendable {
     let configuration: ServeConfiguration
+    let profile: ServedProfile
     let frames: ServedFrames
     let statistics: CaptureStatistics
     let jpeg: JPEGCache
@@ -32,7 +33,7 @@ struct StatusController: Sendable {
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count,
             stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts,
             points: configuration.points,
-            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: configuration.calibration,
+            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: profile.settings,
             outputs: outputs)
     }
 }

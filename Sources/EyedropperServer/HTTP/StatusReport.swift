@@ -122,12 +122,7 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
         self.points = points.map { [$0.x, $0.y] }
         self.controls = Dictionary(controls.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         self.controlWarnings = controlWarnings
-        profile = calibration.map { calibration in
-            let profile = calibration.profile
-            return Profile(
-                path: calibration.path, created: profile.created, model: profile.report.model, matrix: profile.colorimetry.matrix,
-                range: profile.colorimetry.range, width: profile.width, height: profile.height, warnings: capture.profileWarnings)
-        }
+        profile = calibration.map { Profile($0, warnings: capture.profileWarnings) }
         target = calibration?.target.map { target in
             let lab = target.lab
             return Target(
