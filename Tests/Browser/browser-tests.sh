@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The page of `eyedropper serve` in a real browser: headless Chromium loads it, clicks two bars of
 # the live test pattern and checks the colour and statistics shown, the markers at the --at points
-# and at the click, and the plot receiving samples (Tests/Browser/click_sample.py). Then a chart is
-# drawn, calibrated and served with --profile and --target, and the page's calibrated colour, ΔE
-# and PASS / FAIL are checked against the API's (Tests/Browser/calibrated_page.py). Needs a release
-# build (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png and
-# .build/browser/calibrated.png. Between the two, the page of a server with a token (--token-file).
+# and at the click, and the plot receiving samples (Tests/Browser/click_sample.py). Between the
+# two, the page of a server with a token (--token-file). Then a chart is drawn, calibrated and
+# served with --profile and --target, and the page's calibrated colour, ΔE and PASS / FAIL are
+# checked against the API's; on that server, the page's calibrate mode: Calibrate's per-patch ΔE
+# against calibrate's, and the profile applied live against sample --profile
+# (Tests/Browser/calibrated_page.py). Needs a release build (Scripts/test makes one). Leaves the
+# screenshots in .build/browser/page.png, calibrated.png and calibrated-calibrate.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps chromium python3
@@ -34,13 +36,20 @@ trap - EXIT
 # With a camera profile and a target: the chart's corners, two patch centres and the target come
 # from the script that draws the chart.
 eval "$(python3 Tests/Browser/calibrated_page.py chart .build/browser)"
-.build/release/eyedropper calibrate --source .build/browser/chart.y4m --matrix bt601 --frames 2 \
+# linear-3x3, so that the page's own fit (the model of least leave-one-out error) reads otherwise.
+.build/release/eyedropper calibrate --source .build/browser/chart.y4m --matrix bt601 --frames 2 --model linear-3x3 \
   --reference .build/browser/reference.json --out .build/browser/profile.json "${corners[@]}" \
   >.build/browser/calibrate.txt 2>&1 || { cat .build/browser/calibrate.txt >&2; exit 1; }
+# What the page's Calibrate must show: calibrate with no corners on the same frames.
+.build/release/eyedropper calibrate --source .build/browser/chart.y4m --matrix bt601 --frames 2 \
+  --reference .build/browser/reference.json --out .build/browser/profile-found.json --format json \
+  >.build/browser/calibrate-found.json 2>.build/browser/calibrate-found.log || { cat .build/browser/calibrate-found.log >&2; exit 1; }
+rm -rf .build/browser/profiles && mkdir -p .build/browser/profiles
 start_serve .build/release/eyedropper .build/browser/serve-calibrated.log --source .build/browser/chart.y4m --matrix bt601 \
-  --profile .build/browser/profile.json --target "$target" --radius 4 "${points[@]/#/--at=}"
+  --profile .build/browser/profile.json --target "$target" --radius 4 "${points[@]/#/--at=}" \
+  --profile-dir .build/browser/profiles --reference .build/browser/reference.json
 trap 'kill $server 2>/dev/null || true' EXIT
-python3 Tests/Browser/calibrated_page.py check "http://127.0.0.1:$port/" .build/browser/calibrated.png
+python3 Tests/Browser/calibrated_page.py check "http://127.0.0.1:$port/" .build/browser/calibrated.png .build/browser/calibrate-found.json
 kill -TERM $server
 wait $server
 trap - EXIT

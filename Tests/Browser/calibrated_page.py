@@ -6,11 +6,15 @@ usage: calibrated_page.py chart DIR
     sees it, and DIR/reference.json, the L*a*b* of its 24 patches (for calibrate --reference);
     prints, for bash's eval, `corners` (the --corner arguments), `points` (two patch centres:
     the first is the target's own patch, the second a red one) and `target` (L,a,b).
-usage: calibrated_page.py check URL SCREENSHOT.png
+usage: calibrated_page.py check URL SCREENSHOT.png CALIBRATE.json
     Against that chart served with --profile, --target and the two --at points: checks that each
     point's panel shows the calibrated hex, L*a*b*, swatch, ΔE and PASS / FAIL that
     /api/v1/sample gives for it (PASS for the first, FAIL for the second), in large type; that a
     click shows the same as /api/v1/sample?at= there; that the profile and target are named.
+    Then, with --profile-dir and --reference: "Find the chart" outlines the 24 patches, and
+    "Calibrate" over 2 frames shows per patch the ΔE00 that `eyedropper calibrate --format json`
+    with no corners (CALIBRATE.json) gives on the same file; "Use this profile" makes every
+    reading the one `eyedropper sample --profile` gives with the profile written.
 
 The chart is still (every frame the same, no noise), so the page's values and the API's agree to
 the digit whichever frame each comes from. Standard library only, like click_sample.py.
@@ -18,6 +22,7 @@ the digit whichever frame each comes from. Standard library only, like click_sam
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -156,7 +161,7 @@ def compare(checks, what, page, sample):
                  f"{what}: {page['markColour']} on {page['verdictBackground']}")
 
 
-def check(url, path):
+def check(url, path, cli_report):
     checks = Checks()
     browser = Browser()
     try:
@@ -196,6 +201,7 @@ def check(url, path):
                      f"no warning: the frames are the profile's ({status['profile']['warnings']})")
         screenshot(browser, path)
         check_chart(checks, browser, path.replace(".png", "-chart.png"))
+        check_calibrate(checks, browser, url, cli_report, path.replace(".png", "-calibrate.png"))
     finally:
         browser.close()
     return checks.failures
@@ -227,16 +233,64 @@ def check_chart(checks, browser, path):
     screenshot(browser, path)
 
 
+def check_calibrate(checks, browser, url, cli_report, path):
+    """"Calibrate" and "Use this profile" against calibrate and sample on the same file."""
+    with open(cli_report) as file:
+        expected = json.load(file)
+    before = get_json(url + "api/v1/sample")["samples"][0]["calibrated"]
+    browser.evaluate("document.getElementById('calibrate-frames').value = '2'; document.getElementById('calibrate').click()")
+    browser.wait_for("window.eyedropper.fit() !== null && document.querySelectorAll('#calibrate-patches tbody tr').length == 24", seconds=30)
+    fit = browser.evaluate("window.eyedropper.fit()")
+    report = fit["report"]
+    checks.check(report["model"] == expected["model"] and report["frames"] == 2,
+                 f"the page's fit: {report['model']} over {report['frames']} frames; calibrate's: {expected['model']}")
+    rows = browser.evaluate("[...document.querySelectorAll('#calibrate-patches tbody tr')].map((r) =>"
+                            " ({patch: Number(r.dataset.patch), cells: [...r.cells].map((c) => c.textContent), shade: r.className}))")
+    shades = browser.evaluate("[...document.querySelectorAll('#chart-overlay polygon')].map((p) => p.getAttribute('class'))")
+    for row, patch in zip(rows, expected["patches"]):
+        want = f"{patch['deltaE']:.2f}" if patch["used"] else patch["excluded"]
+        left_out = "" if patch["deltaELeaveOneOut"] is None else f"{patch['deltaELeaveOneOut']:.2f}"
+        shade = "unused" if not patch["used"] else "good" if patch["deltaE"] <= 2 else "fair" if patch["deltaE"] <= 4 else "poor"
+        checks.check(row["patch"] == patch["number"] and row["cells"][3] == want and row["cells"][4] == left_out
+                     and row["shade"] == shade,
+                     f"patch {patch['number']}: the page shows ΔE {row['cells'][3]!r}, left out {row['cells'][4]!r} ({row['shade']}); "
+                     f"calibrate: {want}, {left_out} ({shade})")
+    checks.check(shades == [row["shade"] for row in rows], f"the outlines over the picture are shaded as the rows: {shades}")
+    summary = browser.evaluate("document.getElementById('calibrate-summary').textContent")
+    checks.check(f"fitted mean {expected['fitted']['mean']:.2f}" in summary and f"left out mean {expected['leaveOneOut']['mean']:.2f}" in summary
+                 and fit["name"] in summary, f"the summary says {summary!r}")
+    checks.check(os.path.isfile(fit["path"]), f"the profile was written to {fit['path']}")
+    screenshot(browser, path)
+
+    browser.evaluate("document.getElementById('apply-profile').click()")
+    browser.wait_for(f"document.getElementById('calibration').textContent.includes({json.dumps(fit['path'])})")
+    status = get_json(url + "api/v1/status")
+    checks.check(report["model"] != "linear-3x3", f"the page's fit chose {report['model']}, not the served profile's linear-3x3")
+    checks.check(status["profile"]["path"] == fit["path"] and status["profile"]["model"] == report["model"],
+                 f"the status names the profile applied: {status['profile']}")
+    sample = get_json(url + "api/v1/sample")["samples"][0]
+    at = f"{sample['x']},{sample['y']}"
+    command = [os.environ.get("EYEDROPPER", ".build/release/eyedropper"), "sample", "--source", status["source"], "--matrix", "bt601",
+               "--profile", fit["path"], "--at", at, "--radius", "4", "--frames", "1", "--format", "json"]
+    reference = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()[0])["samples"][0]
+    print(f"after the profile: served {sample['calibrated']}; sample --profile {reference['calibrated']}; before {before}")
+    checks.check(sample["calibrated"]["lab"] == reference["calibrated"]["lab"],
+                 f"the served reading is sample --profile's with the new profile: {sample['calibrated']['lab']} and {reference['calibrated']['lab']}")
+    checks.check(before["lab"] != sample["calibrated"]["lab"], f"and not the old profile's {before['lab']}")
+    browser.wait_for(f"document.querySelector('#point-0 + .calibrated .cal-hex').textContent == {json.dumps(sample['calibrated']['hex'])}")
+    compare(checks, "point 1 with the page's profile", shown(browser, "#point-0 + .calibrated"), get_json(url + "api/v1/sample")["samples"][0])
+
+
 def main():
     arguments = sys.argv[1:]
     if arguments[:1] == ["chart"] and len(arguments) == 2:
         write_chart(arguments[1])
         return
-    if not (arguments[:1] == ["check"] and len(arguments) == 3):
+    if not (arguments[:1] == ["check"] and len(arguments) == 4):
         print(__doc__, file=sys.stderr)
         sys.exit(64)
     url = arguments[1] if arguments[1].endswith("/") else arguments[1] + "/"
-    finish(lambda: check(url, arguments[2]))
+    finish(lambda: check(url, arguments[2], arguments[3]))
 
 
 if __name__ == "__main__":

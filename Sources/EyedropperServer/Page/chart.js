@@ -58,3 +58,139 @@ $("find-chart").addEventListener("click", () => {
     $("chart-note").textContent = "";
   }
 });
+
+// --- calibrate mode (POST /api/v1/calibration, PUT /api/v1/profile) ---------------------------
+
+let fitShown = null;           // the newest fit's answer ({name, path, report}), else null
+
+/// L*a*b* (D50) as sRGB hex, for the swatches: Bradford to D65, then sRGB's matrix and curve,
+/// clamped.
+function labHex([l, a, b]) {
+  const fy = (l + 16) / 116, fx = fy + a / 500, fz = fy - b / 200;
+  const inverse = (f) => (f > 6 / 29 ? f ** 3 : 3 * (6 / 29) ** 2 * (f - 4 / 29));
+  const [x, y, z] = [0.9642 * inverse(fx), inverse(fy), 0.8249 * inverse(fz)];
+  const [x6, y6, z6] = [
+    0.9555766 * x - 0.0230393 * y + 0.0631636 * z,
+    -0.0282895 * x + 1.0099416 * y + 0.0210077 * z,
+    0.0122982 * x - 0.0204830 * y + 1.3299098 * z,
+  ];
+  const linear = [
+    3.2404542 * x6 - 1.5371385 * y6 - 0.4985314 * z6,
+    -0.9692660 * x6 + 1.8760108 * y6 + 0.0415560 * z6,
+    0.0556434 * x6 - 0.2040259 * y6 + 1.0572252 * z6,
+  ];
+  const encode = (v) => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
+  return "#" + linear.map((v) => Math.round(255 * Math.min(1, Math.max(0, encode(v)))).toString(16).padStart(2, "0")).join("");
+}
+
+/// good up to ΔE 2 (hard to see side by side), fair up to 4, poor beyond.
+const fitClass = (deltaE) => (deltaE <= 2 ? "good" : deltaE <= 4 ? "fair" : "poor");
+
+/// The fit over the picture (each patch read, shaded by its ΔE) and as a table beside it.
+function showFit(fit) {
+  fitShown = fit;
+  const report = fit.report;
+  const summary = (s) => `mean ${s.mean.toFixed(2)}, max ${s.max.toFixed(2)}`;
+  const used = report.patches.filter((patch) => patch.used).length;
+  const percent = (v) => `${(100 * v).toFixed(1)}%`;
+  const light = report.light ? ` · light ${percent(report.light.perColumn)} a column to the right, ${percent(report.light.perRow)} a row down` : "";
+  $("calibrate-summary").textContent = `${report.model} (${report.chosenBy === "asked" ? "as asked" : "least leave-one-out error"}), ` +
+    `${used} of 24 patches over ${report.frames} frames · ΔE00 fitted ${summary(report.fitted)} · left out ${summary(report.leaveOneOut)}${light}` +
+    ` · kept as ${fit.name}`;
+  const rows = report.patches.map((patch) => {
+    const row = document.createElement("tr");
+    row.dataset.patch = patch.number;
+    row.className = patch.used ? fitClass(patch.deltaE) : "unused";
+    const cell = (text, className) => {
+      const td = document.createElement("td");
+      if (className) td.className = className;
+      td.textContent = text;
+      return td;
+    };
+    const swatch = (colour, title) => {
+      const span = document.createElement("span");
+      span.className = "chip";
+      span.style.background = colour;
+      span.title = title;
+      return span;
+    };
+    const camera = cell("");
+    camera.append(swatch(`rgb(${patch.mean.map((v) => Math.round(v)).join(", ")})`, `camera RGB ${fixed(patch.mean)}`));
+    const pair = cell("");
+    pair.append(swatch(labHex(patch.reference), `reference L*a*b* ${fixed(patch.reference)}`),
+      swatch(labHex(patch.corrected), `corrected L*a*b* ${fixed(patch.corrected)}`));
+    row.append(cell(`${patch.number} ${patch.name}`), camera, pair,
+      cell(patch.used ? patch.deltaE.toFixed(2) : patch.excluded, "delta-e"),
+      cell(patch.deltaELeaveOneOut == null ? "" : patch.deltaELeaveOneOut.toFixed(2), "delta-e"));
+    return row;
+  });
+  $("calibrate-patches").tBodies[0].replaceChildren(...rows);
+  $("calibrate-report").hidden = false;
+  $("apply-profile").disabled = false;
+  $("apply-profile").textContent = "Use this profile";
+  chartOverlay.replaceChildren(...report.patches.map((patch) => {
+    const outline = document.createElementNS(svgNamespace, "polygon");
+    outline.setAttribute("points", patch.corners.map(([x, y]) => `${x},${y}`).join(" "));
+    outline.dataset.patch = patch.number;
+    outline.setAttribute("class", patch.used ? fitClass(patch.deltaE) : "unused");
+    return outline;
+  }));
+  chartOverlay.style.display = "";
+}
+
+/// Stops "Find the chart" (its outline would replace the fit's).
+function stopFinding() {
+  if (chartTimer === null) return;
+  clearTimeout(chartTimer);
+  chartTimer = null;
+  chartShown = null;
+  $("find-chart").textContent = "Find the chart";
+  $("find-chart").setAttribute("aria-pressed", "false");
+}
+
+$("calibrate").addEventListener("click", async () => {
+  const frames = Math.round(Number($("calibrate-frames").value));
+  const note = $("calibrate-note");
+  if (!(frames >= 1 && frames <= 60)) {
+    note.textContent = "give 1 to 60 frames";
+    return;
+  }
+  stopFinding();
+  $("calibrate").disabled = true;
+  note.textContent = `reading the chart in ${frames} frames, then fitting (a second or two)…`;
+  try {
+    const response = await api(`/api/v1/calibration?frames=${frames}`, { method: "POST" });
+    const body = await response.json();
+    if (!response.ok) {
+      note.textContent = body.error;
+      return;
+    }
+    note.textContent = "";
+    showFit(body);
+  } catch (error) {
+    note.textContent = "the server did not answer";
+  } finally {
+    $("calibrate").disabled = false;
+  }
+});
+
+$("apply-profile").addEventListener("click", async () => {
+  if (!fitShown) return;
+  const note = $("calibrate-note");
+  try {
+    const response = await api("/api/v1/profile", {
+      method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: fitShown.name }),
+    });
+    const body = await response.json();
+    if (!response.ok) {
+      note.textContent = body.error;
+      return;
+    }
+    $("apply-profile").disabled = true;
+    $("apply-profile").textContent = "In use";
+    note.textContent = `every reading is calibrated with ${body.profile.path} from now on`;
+    loadStatus();
+  } catch (error) {
+    note.textContent = "the server did not answer";
+  }
+});

@@ -5,4 +5,6 @@ window.eyedropper = Object.freeze({
   controlsLoaded: () => controlsLoaded,
   /// The newest chart answer shown while "Find the chart" is on, else null.
   chart: () => chartShown,
+  /// The newest fit shown by Calibrate ({name, path, report}), else null.
+  fit: () => fitShown,
 });
