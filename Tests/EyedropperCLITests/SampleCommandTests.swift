@@ -125,6 +125,22 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    /// A 4 kB file whose header promises a 16384x16384 frame: the same truncation error (65),
+    /// and the memory the process took stays near what it holds. Catches a reader that takes the
+    /// header's 384 MiB before the data comes (the whole frame cleared at open: 409 MiB), which a
+    /// few such files, or one on a pipe that never fills, would turn into a machine out of memory.
+    @Test func aHugeHeaderCostsOnlyTheDataThatArrives() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.file("huge.y4m")
+        let header = Array("YUV4MPEG2 W16384 H16384 F30:1 C420jpeg\nFRAME\n".utf8)
+        try ScratchDirectory.write(header + [UInt8](repeating: 128, count: 4096 - header.count), to: path)
+        let (status, peakKiB, stderr) = try peakMemory(ofEyedropper: ["sample", "--source", path, "--frames", "1"])
+        #expect(status == 65, "\(stderr)")
+        #expect(stderr.contains("frame 0: truncated: \(4096 - header.count) of 402653184 bytes"), "\(stderr)")
+        // The process's own baseline (runtime, libraries) is about 25 MiB; the frame is 384 MiB.
+        #expect(peakKiB < 64 * 1024, "peak resident memory \(peakKiB / 1024) MiB")
+    }
+
     /// --skip drops a file's first frames: numbering starts at 0 after them, timestamps keep
     /// the file's clock (25 fps: frame 3 of the file is at 0.12 s).
     @Test func skipDropsAFilesFirstFramesKeepingItsClock() throws {
@@ -191,4 +207,27 @@ import Testing
 
                 """)
     }
+}
+
+/// Runs the built `eyedropper` with stdout discarded and stderr kept, and returns its exit status,
+/// its peak resident memory (KiB, from the kernel's accounting of this one child) and stderr.
+func peakMemory(ofEyedropper arguments: [String]) throws -> (status: Int32, peakKiB: Int, stderr: String) {
+    let scratch = try ScratchDirectory()
+    let errorPath = scratch.file("stderr")
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let argv = ([eyedropperExecutable.path] + arguments).map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, eyedropperExecutable.path, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    let stderr = String(decoding: try ScratchDirectory.read(errorPath), as: UTF8.self)
+    return (exitStatus, usage.ru_maxrss, stderr)
 }

@@ -11,7 +11,15 @@ public final class FrameBuffer {
     /// its buffer is the bug this type exists to prevent; callers use `withUnsafeMutableBytes`.
     let bytes: UnsafeMutableRawBufferPointer
 
-    public init(layout: PixelLayout, width: Int, height: Int, colorimetry: Colorimetry) throws(FrameGeometryError) {
+    /// A frame of zeros (black luma, no chroma).
+    public convenience init(layout: PixelLayout, width: Int, height: Int, colorimetry: Colorimetry) throws(FrameGeometryError) {
+        try self.init(layout: layout, width: width, height: height, colorimetry: colorimetry, zeroed: true)
+    }
+
+    /// `zeroed: false` leaves the memory as the allocator gives it, for a source that fills every
+    /// byte before it lends the frame: the pages of a large frame are then taken only as its data
+    /// arrives, so a file whose header promises a huge frame and ends early costs what it holds.
+    package init(layout: PixelLayout, width: Int, height: Int, colorimetry: Colorimetry, zeroed: Bool) throws(FrameGeometryError) {
         guard width > 0, height > 0 else { throw .nonPositiveSize(width: width, height: height) }
         self.layout = layout
         self.width = width
@@ -19,7 +27,7 @@ public final class FrameBuffer {
         self.colorimetry = colorimetry
         bytes = .allocate(
             byteCount: PlanarFrame.packedByteCount(layout: layout, width: width, height: height), alignment: 64)
-        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        if zeroed { bytes.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     deinit { bytes.deallocate() }

@@ -3,7 +3,9 @@ import SystemPackage
 /// Reads 8-bit 4:2:0 frames from a YUV4MPEG2 (`.y4m`) file or pipe, one after another.
 ///
 /// One `FrameBuffer`, allocated at open, holds every frame in turn, and the `FRAME` lines are read
-/// through a fixed read-ahead buffer: reading allocates nothing per frame. Not `Sendable`: one
+/// through a fixed read-ahead buffer: reading allocates nothing per frame. The buffer is not
+/// cleared, and a frame is lent only once every byte of it has been read: its memory is taken as
+/// the file's data arrives, not as its header promises. Not `Sendable`: one
 /// owner reads it. After an error every further read reports the same error.
 public final class Y4MReader {
     /// What `readFrame` found.
@@ -49,8 +51,7 @@ public final class Y4MReader {
             header = try Y4MHeader(parsing: UnsafeRawBufferPointer(rebasing: readAhead[headerEnd.bytes]), path: path)
             pending = headerEnd.bytes.upperBound..<headerEnd.filled
             frame = try FrameBuffer(
-                layout: .i420, width: header.width, height: header.height,
-                colorimetry: header.colorimetry)
+                layout: .i420, width: header.width, height: header.height, colorimetry: header.colorimetry, zeroed: false)
         } catch let error as Y4MError {
             fd.closeReporting()
             readAhead.deallocate()
