@@ -3,7 +3,7 @@
 # v4l2loopback in the VM (YUYV and MJPEG), `eyedropper calibrate` with no corners on each, and
 # `sample --profile` on other frames of the same device (guest-loopback-calibrate.sh); then the
 # found patches and calibrated colours are checked against the rendered truth (loopback.py
-# check: mean CIEDE2000 <= 1.0). Builds what Tests/VM/vivid-tests.sh builds; leaves the frames
+# check: mean CIEDE2000 <= 1.0 for YUYV, 1.25 for MJPEG). Builds what Tests/VM/vivid-tests.sh builds; leaves the frames
 # and the guest's output in .build/loopback-calibration.
 #
 # usage: Tests/Calibration/loopback-tests.sh [GUEST_SCRIPT...]
