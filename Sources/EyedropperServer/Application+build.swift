@@ -85,7 +85,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
         streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls,
         outputs: parts.outputs
     ).addRoutes(to: router.group())
-    OpenAPIController().addRoutes(to: api)
+    OpenAPIController(requiresToken: configuration.token != nil).addRoutes(to: api)
     return router
 }
 

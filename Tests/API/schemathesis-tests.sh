@@ -4,8 +4,9 @@
 # valid and invalid requests (positive and negative modes, its examples, coverage and fuzzing
 # phases), failing on any 5xx, a status code, content type, header or body the document does not
 # give for that operation, valid data refused or invalid data accepted, another method not 405 with
-# Allow. Twice: on the test pattern, then on a chart served with --profile and --target (samples
-# and status gain their calibrated fields). Builds nothing: give the binary as $EYEDROPPER
+# Allow. On the test pattern with a token and without one (each server serves the document that
+# describes it), then on a chart served with --profile and --target (samples and status gain
+# their calibrated fields, and real fits are made). Builds nothing: give the binary as $EYEDROPPER
 # (default .build/release/eyedropper). The Python packages live in a venv of their own,
 # .build/schemathesis-venv, made on the first run and reused. Reports (JUnit) and the servers' logs
 # go to .build/api. SCHEMATHESIS_EXAMPLES bounds the examples per operation (default 500: about a
@@ -70,6 +71,14 @@ start_serve "$eyedropper" "$out/serve.log" --source testpattern --size 640x480 -
 schemathesis testpattern "${not_streams[@]}"
 SCHEMATHESIS_HOOKS=stream_hooks PYTHONPATH="$PWD/Tests/API" schemathesis testpattern-streams "${streams[@]}" --mode negative
 "$venv/bin/python" -B Tests/API/stream_check.py "http://127.0.0.1:$port" $max_streams --token "$token"
+kill -TERM $server
+wait $server
+
+# Without a token, as on loopback: the document this server serves asks for none (no bearer
+# requirement, no 401), and every check holds against it.
+start_serve "$eyedropper" "$out/serve-open.log" --source testpattern --size 640x480 --max-streams $max_streams \
+  --profile-dir "$out/profiles"
+schemathesis testpattern-open "${not_streams[@]}"
 kill -TERM $server
 wait $server
 
