@@ -131,7 +131,7 @@ struct Calibrate: ParsableCommand {
             if progress { StandardError.write("\rreading the chart: frame \(read.frames) of \(frames)") }
         }
         let count = read.frames
-        guard count > 0 else { throw CommandFailure("no frames were read from the source", status: 66) }
+        guard count > 0 else { throw ChartReadError.noFrames }
         if progress { StandardError.write("\n") }
         if count < frames {
             StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those")

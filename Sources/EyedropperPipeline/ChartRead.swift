@@ -43,24 +43,21 @@ public struct ChartRead {
     public mutating func add<Frame: SampleSource & ~Copyable>(_ frame: borrowing Frame) throws(ChartReadError) {
         let number = block.frames + 1
         if let detector {
-            let detected: Result<DetectedChart, ChartDetectionFailure>
+            let failure: ChartDetectionFailure?
             do throws(SamplingError) {
-                detected = try frame.withRGB24(with: sampler) { rgb in
+                failure = try frame.withRGB24(with: sampler) { rgb in
                     do throws(ChartDetectionFailure) {
                         try detector.detect(rgb24: rgb.bytes, width: rgb.width, height: rgb.height)
-                        return .success(detector.chart)
+                        return nil
                     } catch {
-                        return .failure(error)
+                        return error
                     }
                 }
             } catch {
                 throw .sampling(error)
             }
-            let found: DetectedChart
-            switch detected {
-            case let .success(chart): found = chart
-            case let .failure(failure): throw .notFound(frame: number, failure)
-            }
+            if let failure { throw .notFound(frame: number, failure) }
+            let found = detector.chart
             if let first = chart {
                 try Self.checkStill(found, first: first, number: number)
             } else {

@@ -21,12 +21,7 @@ import Testing
             #expect(object["found"] as? Bool == true, "\(response.text.prefix(300))")
             let patches = try #require(object["patches"] as? [[String: Any]])
             #expect(patches.map { $0["number"] as? Int } == Array(1...24))
-            // 640 px wide, patches about 75 px apart: each corner patch within 2 px of where it was drawn.
-            for (index, corner) in zip([0, 5, 23, 18], corners) {
-                let center = try #require(patches[index]["center"] as? [Double])
-                let distance = ((center[0] - corner.x) * 640).magnitude + ((center[1] - corner.y) * 480).magnitude
-                #expect(distance < 2, "patch \(index + 1) at \(center), drawn at \(corner)")
-            }
+            try expectCornerPatches(patches, drawnAt: corners)
         }
     }
 }

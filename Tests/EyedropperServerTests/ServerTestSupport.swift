@@ -56,6 +56,19 @@ func withServer<Value: Sendable>(
 }
 
 /// Waits (up to 10 s) until the status says `count` frames were captured.
+/// Patches 1, 6, 24 and 19 of a chart answer (`eyedropper chart`'s or a calibration report's
+/// `patches`) each within 2 pixels of `corners`, where `writeChartY4M` drew them in its 640x480
+/// frame (patches about 75 pixels apart).
+func expectCornerPatches(_ patches: [[String: Any]], drawnAt corners: [SamplePoint], sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+{
+    for (index, corner) in zip([0, 5, 23, 18], corners) {
+        let center = try #require(patches[index]["center"] as? [Double], sourceLocation: sourceLocation)
+        let distance = ((center[0] - corner.x) * 640).magnitude + ((center[1] - corner.y) * 480).magnitude
+        #expect(distance < 2, "patch \(index + 1) at \(center), drawn at \(corner)", sourceLocation: sourceLocation)
+    }
+}
+
 func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws {
     for _ in 0..<500 {
         if try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 >= count { return }

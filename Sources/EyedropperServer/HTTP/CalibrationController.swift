@@ -217,7 +217,7 @@ enum CalibrationFailure: JSONResponseError {
         case let .chart(error): error.description
         case let .fit(error): error.description
         case let .stalled(read, count):
-            "no new frame came within 5 s after \(read) of \(count) frames: is the source still running?"
+            "no new frame came within \(CalibrationController.frameWait.components.seconds) s after \(read) of \(count) frames: is the source still running?"
         case let .write(error): "cannot write the profile: \(error.description)"
         case .malformedBody:
             #"the body must be a JSON object naming a profile of the directory, e.g. {"name": "2026-11-25T19-40-00Z.json"}"#

@@ -51,9 +51,7 @@ $("find-chart").addEventListener("click", () => {
     chartTimer = 0;
     findChart();
   } else {
-    clearTimeout(chartTimer);
-    chartTimer = null;
-    chartShown = null;
+    stopFinding();
     chartOverlay.replaceChildren();
     $("chart-note").textContent = "";
   }
@@ -138,7 +136,7 @@ function showFit(fit) {
   chartOverlay.style.display = "";
 }
 
-/// Stops "Find the chart" (its outline would replace the fit's).
+/// Stops "Find the chart" and its timer (its outline would replace the fit's); what it drew stays.
 function stopFinding() {
   if (chartTimer === null) return;
   clearTimeout(chartTimer);
