@@ -36,8 +36,19 @@ struct EyedropperCommand: AsyncParsableCommand {
     static func main() async {
         setvbuf(stdout, nil, _IOLBF, 0)
         LoggingSystem.bootstrap { _ in DiagnosticLineHandler() }
+        let arguments: (arguments: [String], file: ConfigurationFile?)
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            arguments = try ConfigurationFile.expand(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            fail(error)
+        }
+        do {
+            command = try parseAsRoot(arguments.arguments)
+        } catch {
+            fail(error, in: arguments.file)
+        }
+        do {
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -48,11 +59,13 @@ struct EyedropperCommand: AsyncParsableCommand {
         }
     }
 
-    private static func fail(_ error: any Error) -> Never {
+    /// `file`: the `serve --config` file the arguments came from in part, whose line an argument
+    /// parser's complaint about one of its options then names.
+    private static func fail(_ error: any Error, in file: ConfigurationFile? = nil) -> Never {
         if let code = error as? ExitCode { Glibc.exit(code.rawValue) }  // already reported
         let code = exitCode(for: error)
         if code == .success { exit(withError: error) }  // --help, --version: argument parser prints them
-        let (message, status) = describe(error) ?? (message(for: error), code.rawValue)
+        let (message, status) = describe(error) ?? (file?.locate(message(for: error)) ?? message(for: error), code.rawValue)
         let line = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
         StandardError.writeLine("eyedropper: " + (line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
         Glibc.exit(status)

@@ -46,8 +46,23 @@ struct Serve: AsyncParsableCommand {
             /api/v1/profile with {"name": "FILE.json"} applies a profile of DIR from the next \
             frame on, without a restart (the status then names it). The page's ColorChecker \
             card does both.
+
+            Configuration: --config FILE reads serve's options from FILE, one a line without \
+            their dashes (`listen 0.0.0.0:8080`, `at 0.25,0.5`, `no-auth`; # comments), before \
+            those of the command line. SIGHUP (systemctl reload) reads it again and reloads the \
+            profile and target, the token file and the TLS certificate and key without dropping \
+            a client: a file that fails keeps what was served, is logged and shows in the status \
+            ("reload"); other options changed there take effect at the next restart. Started by \
+            systemd as Type=notify, serve says when it is ready (first frame, or the camera's \
+            failure), its stream and rate (STATUS=), and pings WATCHDOG=1 from the capture.
             """
     )
+
+    @Option(
+        help: ArgumentHelp(
+            "Read serve's options from FILE, one a line without their dashes (`listen 0.0.0.0:8080`); SIGHUP reads it again.",
+            valueName: "FILE"))
+    var config: String?
 
     @OptionGroup var input: SourceOptions
 
@@ -130,12 +145,45 @@ struct Serve: AsyncParsableCommand {
         let sinks = try outputs.open(
             source: configuration.source, points: configuration.points, calibrated: calibrated != nil,
             target: calibrated?.target != nil, logger: logger)
+        let (arguments, started) = (Array(CommandLine.arguments.dropFirst()), try config.map { try ConfigurationFile(path: $0) })
         do {
-            try await EyedropperServer.run(configuration, outputs: sinks, logger: logger)
+            try await EyedropperServer.run(
+                configuration, outputs: sinks, reload: { try Self.reloadSettings(arguments: arguments, startedWith: started) },
+                logger: logger)
         } catch {
             sinks?.close()  // the server did not start: nothing else closes them
             throw error
         }
+    }
+}
+
+extension Serve {
+    /// The options a reload loads again; any other change takes a restart.
+    static let reloadableOptions: Set = ["profile", "target", "tolerance", "token-file", "tls-cert", "tls-key"]
+
+    /// What a reload loads: the files the command line `arguments` name, with its `--config` file
+    /// read again; `started` is that file as serve started with it. Throws, naming the file and
+    /// line, when the file or an option in it cannot be read.
+    static func reloadSettings(arguments: [String], startedWith started: ConfigurationFile?) throws -> ReloadSettings {
+        let expanded = try ConfigurationFile.expand(arguments)
+        let serve: Serve
+        do {
+            serve = try Serve.parse(Array(expanded.arguments.dropFirst()))
+        } catch {
+            let message = Serve.message(for: error)
+            throw CommandFailure(expanded.file?.locate(message) ?? message, status: 64)
+        }
+        var changed: Set<String> = []
+        if let file = expanded.file, let started { changed = file.changedOptions(from: started) }
+        let token: ReloadSettings.Token =
+            if let file = serve.access.tokenFile { .file(file) } else if getenv(AccessOptions.environmentVariable) != nil {
+                .environment
+            } else { .none }
+        return ReloadSettings(
+            calibration: serve.calibration.profile.map {
+                .init(profilePath: $0, target: serve.calibration.target, tolerance: serve.calibration.tolerance)
+            },
+            token: token, tls: serve.connections.tls, restartNeeded: changed.subtracting(reloadableOptions).sorted())
     }
 }
 

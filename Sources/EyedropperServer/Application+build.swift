@@ -1,3 +1,4 @@
+import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
 import EyedropperOutputs
@@ -32,8 +33,16 @@ struct ServerParts: Sendable {
     let jpeg: JPEGCache
     let streams: StreamLimit
     let connections = ConnectionCounters()
-    /// `--tls-cert` and `--tls-key`, read and checked: nil serves plain HTTP.
-    let tls: NIOSSLContext?
+    /// `--token-file` or `EYEDROPPER_TOKEN`, replaced by a reload; nil asks for none.
+    let token: ServedToken?
+    /// `--tls-cert` and `--tls-key`, read and checked, replaced by a reload: nil serves plain HTTP.
+    let tls: ServedTLS?
+    /// systemd's notifications (ready, status, watchdog); silent when not started by systemd.
+    let notifier: SystemdNotifier
+    /// The last reload, for the status.
+    let reloads = Locked<ReloadReport?>(nil)
+    /// systemd's `STATUS=` line: the stream and its rate, or why there are no frames.
+    let serviceStatus: @Sendable () -> String
     /// A camera's controls, shared by the capture (which applies them at every open) and the
     /// controls endpoints; nil for the test pattern and files.
     let controls: CameraControls?
@@ -43,23 +52,41 @@ struct ServerParts: Sendable {
 
     /// Throws the `ControlError` of controls or `--lock` asked of a source that is not a camera,
     /// and the `TLSFileError` of a certificate or key that cannot be used, before anything starts.
-    init(_ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, logger: Logger) throws {
-        tls = try configuration.tls?.context()
+    init(
+        _ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, notifier: SystemdNotifier = SystemdNotifier(environment: [:]),
+        logger: Logger
+    ) throws {
+        tls = try configuration.tls.map { ServedTLS(try $0.context()) }
+        token = configuration.token.map(ServedToken.init)
+        self.notifier = notifier
         profile = ServedProfile(configuration.calibration)
         controls = try configuration.source.makeControls()
         self.outputs = outputs
         metrics = ServerMetrics(mqtt: outputs?.mqtt != nil, osc: outputs?.osc != nil)
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
+        streams = StreamLimit(limit: configuration.maxStreams)
+        let (frames, statistics, streams) = (frames, statistics, streams)
+        let describe = { @Sendable in
+            Self.serviceStatus(source: configuration.source.source.description, frames: frames, statistics: statistics, streams: streams)
+        }
+        serviceStatus = describe
         capture = CaptureLoop(
             configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, controls: controls,
-            profile: profile, outputs: outputs, logger: logger)
+            profile: profile, outputs: outputs, notifier: notifier,
+            outcome: { [notifier] in notifier.reached(listening: false, status: describe()) }, logger: logger)
         do {
             jpeg = try JPEGCache(frames: frames, demand: jpegDemand, quality: configuration.jpegQuality, pool: work)
         } catch {
             work.stop()
             throw error
         }
-        streams = StreamLimit(limit: configuration.maxStreams)
+    }
+
+    private static func serviceStatus(source: String, frames: ServedFrames, statistics: CaptureStatistics, streams: StreamLimit) -> String {
+        if let failure = frames.failure { return "\(source): no frames: \(failure)" }
+        let capture = statistics.snapshot()
+        let rate = capture.frameRate > 0 ? ", \((capture.frameRate * 10).rounded() / 10) fps" : ""
+        return "\(source): \(capture.stream ?? "starting")\(rate), \(streams.count) stream client\(streams.count == 1 ? "" : "s")"
     }
 }
 
@@ -69,7 +96,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     let router = Router(context: ServeRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
     router.add(middleware: JSONErrorMiddleware())
-    if let token = configuration.token { router.add(middleware: TokenMiddleware(token: token)) }
+    if let token = parts.token { router.add(middleware: TokenMiddleware(token: token)) }
     PageController().addRoutes(to: router.group())
     HealthController().addRoutes(to: router.group())
     let api = router.group("api/v1")
@@ -83,7 +110,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     StatusController(
         configuration: configuration, profile: parts.profile, frames: parts.frames, statistics: parts.statistics, jpeg: parts.jpeg,
         streams: parts.streams, connections: parts.connections, metrics: parts.metrics, controls: parts.controls,
-        outputs: parts.outputs
+        outputs: parts.outputs, reloads: parts.reloads
     ).addRoutes(to: router.group())
     OpenAPIController(requiresToken: configuration.token != nil).addRoutes(to: api)
     return router
@@ -102,6 +129,7 @@ func buildApplication(
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             let scheme = parts.tls == nil ? "http" : "https"
             logger.notice("serving \(configuration.source.source) on \(scheme)://\(host):\(port)/")
+            parts.notifier.reached(listening: true, status: parts.serviceStatus())
         },
         logger: serverLogger(logger))
 }

@@ -13,17 +13,29 @@ public enum EyedropperServer {
     /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
     /// `logger` hears what happens, the address served on first (at `notice`).
     /// `outputs` (`--mqtt`, `--osc`), connected already, get every frame's samples and are closed
-    /// when the capture stops.
-    public static func run(_ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, logger: Logger) async throws {
-        let parts = try ServerParts(configuration, outputs: outputs, logger: logger)
+    /// when the capture stops. SIGHUP reloads what `reload` reads (`ServerParts.reload`). Started
+    /// by systemd (`Type=notify`), it says when it is ready, how it is doing (`STATUS=`), that its
+    /// capture is alive (`WATCHDOG=1`), and when it reloads and stops.
+    public static func run(
+        _ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, reload: @escaping @Sendable () throws -> ReloadSettings,
+        logger: Logger
+    ) async throws {
+        let notifier = SystemdNotifier()
+        let parts = try ServerParts(configuration, outputs: outputs, notifier: notifier, logger: logger)
         let app = buildApplication(configuration, parts: parts, logger: logger)
+        let reloading = await ReloadService {
+            notifier.send("RELOADING=1\nMONOTONIC_USEC=\(SystemdNotifier.monotonicNanoseconds / 1000)")
+            parts.reload(reload, logger: logger)
+            notifier.send("READY=1\nSTATUS=\(parts.serviceStatus())")
+        }
         // Services stop in reverse order: the streams end first, so the server then finds its
         // connections finishing instead of waiting on endless responses; the application's own
         // capture service stops the capture after the server. A stream whose client stopped
         // reading is stuck in a write no frame can end: after 2 s the group cancels what is left,
         // which ends that write.
         var group = ServiceGroupConfiguration(
-            services: [app, EndStreams(frames: parts.frames)], gracefulShutdownSignals: [.sigterm, .sigint],
+            services: [app, reloading, EndStreams(frames: parts.frames, notifier: notifier, status: parts.serviceStatus)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: serverLogger(logger))
         group.maximumGracefulShutdownDuration = .seconds(2)
         try await ServiceGroup(configuration: group).run()
@@ -37,12 +49,22 @@ func serverLogger(_ logger: Logger) -> Logger {
     return serverLogger
 }
 
-/// Waits for the shutdown signal, then ends every open stream.
+/// Until the shutdown signal, tells systemd how the service is doing every 10 seconds (when it
+/// listens); then says it is stopping and ends every open stream.
 private struct EndStreams: Service {
     let frames: ServedFrames
+    let notifier: SystemdNotifier
+    let status: @Sendable () -> String
 
     func run() async throws {
-        try? await gracefulShutdown()
+        if notifier.isActive {
+            while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: .seconds(10)) })) != nil {
+                notifier.send("STATUS=\(status())")
+            }
+        } else {
+            try? await gracefulShutdown()
+        }
+        notifier.send("STOPPING=1")
         frames.close()
     }
 }

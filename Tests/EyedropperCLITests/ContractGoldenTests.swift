@@ -120,6 +120,8 @@ import Testing
             Case(
                 name: "error-serve-missing-certificate",
                 arguments: ["serve", "--tls-cert", "$SCRATCH/none.pem", "--tls-key", "$SCRATCH/none.key"]),
+            Case(name: "error-serve-bad-config-line", arguments: ["serve", "--config", "$SCRATCH/dashes.conf"]),
+            Case(name: "error-serve-bad-config-option", arguments: ["serve", "--config", "$SCRATCH/unknown.conf"]),
             Case(name: "error-mqtt-bad-url", arguments: ["sample", "--mqtt", "ftp://127.0.0.1"]),
             Case(name: "error-osc-bad-peer", arguments: ["sample", "--osc", "nohost"]),
         ]
@@ -156,6 +158,8 @@ import Testing
         try ScratchDirectory.write(profile.json(), to: scratch.file("profile.json"))
         try writeDamagedProfile(from: scratch.file("profile.json"), to: scratch.file("damaged-profile.json"))
         try ScratchDirectory.write(Array("YUV4MPEG2 W64 Hx F25:1\n".utf8), to: scratch.file("damaged.y4m"))
+        try ScratchDirectory.write(Array("source testpattern\n--listen 0.0.0.0:8080\n".utf8), to: scratch.file("dashes.conf"))
+        try ScratchDirectory.write(Array("# the camera\nsource testpattern\ncolour red\n".utf8), to: scratch.file("unknown.conf"))
         let whole = try ScratchDirectory.read(fixed)
         try ScratchDirectory.write(Array(whole[..<(whole.count - 100)]), to: scratch.file("truncated.y4m"))
         return try writeChartY4M(path: scratch.file("chart.y4m"), camera: SimulatedCamera(seed: 1))

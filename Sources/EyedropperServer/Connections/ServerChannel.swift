@@ -10,17 +10,18 @@ extension HTTPServerBuilder {
     /// HTTP/1.1, or HTTPS with `tls`, with serve's timeouts: `ClientTimeoutHandler` first in every
     /// connection's pipeline (before TLS, so a stalled handshake is timed too), the signal it
     /// needs after the HTTP decoder, and Hummingbird's own idle timeout for keep-alive. TLS is
-    /// NIOSSL's handler, as in HummingbirdTLS's `TLSChannel`, but with one context made at the
-    /// start, where its errors can name the files (`TLSChannel` makes its own from a configuration).
-    static func eyedropper(timeouts: ClientTimeouts, tls context: NIOSSLContext?, counters: ConnectionCounters) -> HTTPServerBuilder {
+    /// NIOSSL's handler, as in HummingbirdTLS's `TLSChannel`, but with a context made at the
+    /// start, where its errors can name the files (`TLSChannel` makes its own from a configuration),
+    /// and replaced by a reload: each connection takes the one current when it is accepted.
+    static func eyedropper(timeouts: ClientTimeouts, tls: ServedTLS?, counters: ConnectionCounters) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http = HTTP1Channel(
                 responder: responder,
                 configuration: .init(additionalChannelHandlers: [RequestProgressSignal()], idleTimeout: TimeAmount(timeouts.idle)))
             return FrontHandlersChannel(http) {
                 let timeout = ClientTimeoutHandler(timeouts, counters: counters)
-                guard let context else { return [timeout] }
-                return [timeout, NIOSSLServerHandler(context: context)]
+                guard let tls else { return [timeout] }
+                return [timeout, NIOSSLServerHandler(context: tls.current)]
             }
         }
     }

@@ -22,6 +22,10 @@ final class CaptureLoop: Sendable {
     private let profile: ServedProfile
     /// `--mqtt`, `--osc`: where each frame's samples go too.
     private let outputs: SampleOutputs?
+    /// Hears from the capture's thread on every frame and every wait (systemd's watchdog).
+    private let notifier: SystemdNotifier
+    /// Called after every frame and at every failure: the first of them makes the service ready.
+    private let outcome: @Sendable () -> Void
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
     private let thread = Locked<Thread?>(nil)
@@ -30,9 +34,12 @@ final class CaptureLoop: Sendable {
     /// what was set through the API survives a reconnect.
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
-        controls: CameraControls?, profile: ServedProfile, outputs: SampleOutputs?, logger: Logger
+        controls: CameraControls?, profile: ServedProfile, outputs: SampleOutputs?, notifier: SystemdNotifier,
+        outcome: @escaping @Sendable () -> Void, logger: Logger
     ) {
         self.configuration = configuration
+        self.notifier = notifier
+        self.outcome = outcome
         self.profile = profile
         self.frames = frames
         self.jpegDemand = jpegDemand
@@ -63,9 +70,17 @@ final class CaptureLoop: Sendable {
             configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, profile: profile,
             outputs: outputs, logger: logger)
         do {
+            // A wait for a camera asks `isStopped` every tenth of a second: the thread is alive.
             let source = try FrameSource(
-                configuration.source, logger: logger, controls: controls, isStopped: { [self] in stopped },
-                onOutage: { [frames] in frames.fail("\($0)") })
+                configuration.source, logger: logger, controls: controls,
+                isStopped: { [self] in
+                    notifier.captureIsAlive()
+                    return stopped
+                },
+                onOutage: { [frames, outcome] in
+                    frames.fail("\($0)")
+                    outcome()
+                })
             var (stream, dropped): (String?, Int) = (nil, 0)
             while !stopped,
                 try source.next({ frame, timestamp in
@@ -79,11 +94,14 @@ final class CaptureLoop: Sendable {
             {
                 statistics.addDropped(source.framesDropped - dropped)
                 dropped = source.framesDropped
+                notifier.captureIsAlive()
+                outcome()
             }
         } catch {
             frames.fail("\(error)")
             logger.error("\(error)")
         }
+        outcome()
     }
 }
 

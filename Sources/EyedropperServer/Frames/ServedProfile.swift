@@ -1,7 +1,7 @@
 import Eyedropper
 
 /// The profile (and target) serve calibrates with now: `--profile` at the start, replaced whole
-/// by `PUT /api/v1/profile`. The capture compares `generation` at every frame and remakes its
+/// by `PUT /api/v1/profile` or a reload (which may take it away). The capture compares `generation` at every frame and remakes its
 /// pipeline when it moved, so a frame is read with one profile or the other, never a mix; the
 /// sample endpoint and the status read `settings` when they answer.
 final class ServedProfile: Sendable {
@@ -19,7 +19,7 @@ final class ServedProfile: Sendable {
     /// The settings and how many times they were replaced.
     var current: (generation: Int, settings: ServeConfiguration.CalibrationSettings?) { state.withLock { $0 } }
 
-    func replace(with settings: ServeConfiguration.CalibrationSettings) {
+    func replace(with settings: ServeConfiguration.CalibrationSettings?) {
         state.withLock { $0 = ($0.generation + 1, settings) }
     }
 }

@@ -15,6 +15,7 @@ struct StatusController: Sendable {
     let metrics: ServerMetrics
     let controls: CameraControls?
     let outputs: SampleOutputs?
+    let reloads: Locked<ReloadReport?>
 
     /// `group` is the root: the two live under different prefixes.
     func addRoutes(to group: RouterGroup<some RequestContext>) {
@@ -34,6 +35,6 @@ struct StatusController: Sendable {
             stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts,
             points: configuration.points,
             controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: profile.settings,
-            outputs: outputs)
+            outputs: outputs, reload: reloads.withLock { $0 })
     }
 }

@@ -58,6 +58,9 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     // Present only with --osc:
     /// The peer, and the bundles sent to it and those the system would not take.
     let osc: OSC?
+    // Present only after a reload (SIGHUP):
+    /// When serve last reloaded, and what it could not load.
+    let reload: ReloadReport?
 
     struct OSC: Codable, Hashable, Sendable {
         /// The peer as `--osc` gave it, HOST:PORT.
@@ -95,8 +98,9 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
         stalledStreamsClosed: Int, headerTimeouts: Int, points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
-        calibration: ServeConfiguration.CalibrationSettings?, outputs: SampleOutputs? = nil
+        calibration: ServeConfiguration.CalibrationSettings?, outputs: SampleOutputs? = nil, reload: ReloadReport? = nil
     ) {
+        self.reload = reload
         mqtt = outputs?.mqtt?.status
         osc = outputs?.osc.map { sender in
             let counters = sender.counters
