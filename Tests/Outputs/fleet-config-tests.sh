@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The fleet setup as docs/outputs.md gives it: the systemd unit (`systemd-analyze verify`, which
 # warns on unknown keys and sections) and the Prometheus scrape configuration (`promtool check
-# config`). A warning fails. Needs a release build (the unit's ExecStart is pointed at it).
+# config`). A warning fails. Needs a release build (the unit's ExecStart is pointed at it). Then
+# the shipped alert rules, Packaging/prometheus/eyedropper-alerts.yml: `promtool check rules`, their
+# unit tests (`promtool test rules`), and that those tests fail when a rule is broken
+# (Tests/Outputs/alert_rules_check.py says how).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Scripts/install-deps python3 systemd prometheus
+Scripts/install-deps python3 python3-yaml systemd prometheus
 work=$PWD/.build/fleet-config
 rm -rf "$work"
 mkdir -p "$work"
@@ -28,3 +31,5 @@ said=$(systemd-analyze verify --man=no "$work/eyedropper@video0.service" 2>&1) |
 echo "PASS the systemd unit of docs/outputs.md: systemd-analyze verify, no warnings"
 promtool check config "$work/prometheus.yml"
 echo "PASS the scrape configuration of docs/outputs.md: promtool check config"
+python3 -B Tests/Outputs/alert_rules_check.py Packaging/prometheus/eyedropper-alerts.yml \
+  Packaging/prometheus/eyedropper-alerts.test.yml "$work/alert-rules"
