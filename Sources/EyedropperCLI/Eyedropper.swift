@@ -67,7 +67,7 @@ struct EyedropperCommand: AsyncParsableCommand {
         if code == .success { exit(withError: error) }  // --help, --version: argument parser prints them
         let (message, status) = describe(error) ?? (file?.locate(message(for: error)) ?? message(for: error), code.rawValue)
         let line = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
-        StandardError.writeLine("eyedropper: " + (line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
+        StandardError.writeDiagnostic(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line, level: .error)
         Glibc.exit(status)
     }
 

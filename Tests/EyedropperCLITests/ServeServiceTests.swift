@@ -194,6 +194,48 @@ import Testing
         #expect(server.stop().status == 0)
     }
 
+    /// Under journald (JOURNAL_STREAM names stderr), each line starts with its syslog priority
+    /// instead of the tool's name; a JOURNAL_STREAM that names another stream changes nothing.
+    /// Catches a priority that is wrong (a warning at 3), missing, or given to a terminal.
+    @Test func journaldReadsEachLinesPriority() throws {
+        func serve(journal: (Pipe) -> String) throws -> [String] {
+            let process = Process()
+            process.executableURL = eyedropperExecutable
+            process.arguments = ["serve", "--source", "testpattern", "--listen", "0.0.0.0:0", "--no-auth", "--config", "/nonexistent.conf"]
+            let errors = Pipe()
+            process.standardError = errors
+            process.environment = serveEnvironment(["JOURNAL_STREAM": journal(errors)])
+            try process.run()
+            process.waitUntilExit()
+            return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(
+                String.init)
+        }
+        let stream = { (pipe: Pipe) -> String in
+            var status = stat()
+            fstat(pipe.fileHandleForWriting.fileDescriptor, &status)
+            return "\(status.st_dev):\(status.st_ino)"
+        }
+        #expect(try serve(journal: stream) == ["<3>--config /nonexistent.conf: cannot read it: No such file or directory"])
+        #expect(
+            try serve(journal: { _ in "1:2" }) == ["eyedropper: --config /nonexistent.conf: cannot read it: No such file or directory"])
+
+        let scratch = try ScratchDirectory()
+        try write("source testpattern\nsize 64x64\nlisten 0.0.0.0:0\nno-auth\n", to: scratch.file("serve.conf"))
+        let process = Process()
+        process.executableURL = eyedropperExecutable
+        process.arguments = ["serve", "--config", scratch.file("serve.conf")]
+        let errors = Pipe()
+        process.standardError = errors
+        process.environment = serveEnvironment(["JOURNAL_STREAM": stream(errors)])
+        try process.run()
+        usleep(1_000_000)
+        process.terminate()
+        process.waitUntilExit()
+        let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.first?.hasPrefix("<4>warning: --no-auth: listening on 0.0.0.0") == true, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("<5>serving testpattern on http://0.0.0.0:") }, "\(lines)")
+    }
+
     // MARK: - Helpers
 
     private func write(_ text: String, to path: String) throws { try ScratchDirectory.write(Array(text.utf8), to: path) }
