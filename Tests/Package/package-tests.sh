@@ -3,7 +3,8 @@
 # the .deb itself: lintian has no errors; the conffiles and the paths it holds; the binary inside
 # runs with the Swift toolchain hidden and links nothing of it; the man pages render without a
 # warning; each completion script loads in its shell; the systemd unit verifies and its exposure
-# is 2.5 or less; the sysusers entry makes the user in the group video; the configuration file
+# is 2.5 or less; serve answers under the unit's system call filter and address families (a
+# seccomp filter of the test's own, as systemd makes it); the sysusers entry makes the user in the group video; the configuration file
 # names only options serve has, and serve starts from it. One PASS or FAIL line per check,
 # SKIPPED for what this machine cannot run; exits 1 if any failed. Installing the package on a
 # real Debian system is the VM test's job, not this one's.
@@ -11,7 +12,7 @@
 #   Tests/Package/package-tests.sh            # or with a .deb already built: ... path/to.deb
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Scripts/install-deps lintian dpkg-dev man-db groff-base bash-completion zsh fish systemd curl python3
+Scripts/install-deps lintian dpkg-dev man-db groff-base bash-completion zsh fish systemd curl python3 strace procps linux-libc-dev
 
 failures=0
 pass() { echo "PASS $1"; }
@@ -234,6 +235,42 @@ if [ -n "$exposure" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]
 else
   echo "$security" | sed 's/^/    /'
   fail "systemd-analyze security" "exposure '${exposure:-none found}', more than 2.5"
+fi
+
+# --- The sandbox at work, as far as this machine can run it without systemd: serve on the test
+# pattern under the unit's own SystemCallFilter and RestrictAddressFamilies, made into a seccomp
+# filter by sandbox-exec.py, as systemd makes them; strace says which calls the filter refused.
+# Every endpoint must answer 200, and serve exit 0 on SIGTERM.
+strace -f -qq -o "$work/serve.trace" python3 Tests/Package/sandbox-exec.py "$unit" "$binary" serve \
+  --source testpattern --listen 127.0.0.1:0 --at 0.5,0.5 --profile-dir "$work" >"$work/sandboxed.log" 2>&1 &
+tracer=$!
+address=""
+for _ in $(seq 50); do
+  address=$(grep -o 'http://127.0.0.1:[0-9]*/' "$work/sandboxed.log" | head -1 || true)
+  [ -n "$address" ] && break
+  sleep 0.2
+done
+answers=""
+if [ -n "$address" ]; then
+  for path in "" healthz api/v1/status 'api/v1/sample?at=0.1,0.1&radius=2' api/v1/frame.jpg metrics api/v1/chart \
+    api/v1/openapi.json api/v1/controls; do
+    answers+="$(curl -s -o /dev/null -w '%{http_code}' "$address$path" || true) "
+  done
+  # The streams run until cut off: curl's status is 28 (timeout), the answer's still 200.
+  for path in api/v1/stream.mjpg api/v1/samples; do
+    answers+="$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$address$path" || true) "
+  done
+fi
+served=$(pgrep -P "$tracer" || true)
+[ -n "$served" ] && kill -TERM "$served"
+status=0
+wait "$tracer" || status=$?
+refused=$(sed -n -E 's/^[0-9]+ +(<\.\.\. )?([a-z_0-9]+)[ (].*= -1 (EPERM|EAFNOSUPPORT) .*/\2 \3/p' "$work/serve.trace" |
+  sort | uniq -c | awk '{ printf "%s %s x%s; ", $2, $3, $1 }')
+if [ "$answers" = "$(printf '200 %.0s' $(seq 11))" ] && [ $status -eq 0 ]; then
+  pass "serve under the unit's system call filter and address families: 11 endpoints answer 200, exit 0 on SIGTERM (refused meanwhile: ${refused:-nothing})"
+else
+  fail "serve under the unit's system call filter" "answers: '${answers}', exit $status, refused: ${refused:-nothing}; serve said: $(head -5 "$work/sandboxed.log")"
 fi
 
 # --- The user: systemd-sysusers on a throwaway root holding this machine's users and groups.
