@@ -58,6 +58,7 @@ expected_paths=(
   /lib/systemd/system/eyedropper@.service
   /etc/eyedropper/video0.conf
   /usr/lib/sysusers.d/eyedropper.conf
+  /usr/lib/modules-load.d/eyedropper.conf
   /usr/share/man/man1/eyedropper.1.gz
   /usr/share/man/man1/eyedropper-serve.1.gz
   /usr/share/bash-completion/completions/eyedropper
@@ -214,6 +215,8 @@ for line in 'ExecStart=/usr/bin/eyedropper serve --config /etc/eyedropper/%i.con
   grep -qxF "$line" "$unit" || fail "the unit" "has no line $line"
 done
 grep -qE '^WatchdogSec=[1-9]' "$unit" || fail "the unit" "has no WatchdogSec="
+# DeviceAllow=char-video4linux finds the major in /proc/devices, there once videodev is loaded.
+grep -qx videodev "$root/usr/lib/modules-load.d/eyedropper.conf" || fail "modules-load.d" "videodev is not loaded at boot"
 if grep -qE '^(PrivateDevices|PrivateUsers)=(yes|true|1)' "$unit"; then
   fail "the unit" "PrivateDevices or PrivateUsers would hide /dev/video* or the group video"
 fi
