@@ -24,6 +24,7 @@ struct EyedropperCommand: AsyncParsableCommand {
             broker refused). sample --target exits 1 when a \
             sample of the last line is off target (as cmp does).
             """,
+        version: EyedropperServer.version,
         subcommands: [
             Sample.self, Calibrate.self, Chart.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self,
         ],

@@ -6,8 +6,10 @@ import ServiceLifecycle
 /// `eyedropper serve`: one capture, converted and sampled once a frame, answering any number of
 /// HTTP clients from the newest frame.
 public enum EyedropperServer {
-    /// What `eyedropper_build_info` says is running.
-    public static let version = "dev"
+    /// The release: what `eyedropper --version` prints, `eyedropper_build_info` says is running
+    /// and `Scripts/package` names the Debian package after (it asks the binary). The one place
+    /// it is written.
+    public static let version = "0.5.0"
 
     /// Starts the capture and serves until SIGINT or SIGTERM; then open streams end (a client that
     /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
