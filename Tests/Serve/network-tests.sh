@@ -4,8 +4,11 @@
 # streaming within --stall-timeout + 2 s and the RSS flat; 300 half-sent request heads closed at
 # --header-timeout while samples stay under 100 ms; a keep-alive connection closed at
 # --idle-timeout; over HTTPS with a token, every endpoint 401 without it and answered with it,
-# and a half TLS handshake closed at --header-timeout. Short timeouts keep it quick:
-# the bars are relative to them. Needs a release build (Scripts/test makes one).
+# and a half TLS handshake closed at --header-timeout; then, over HTTP and HTTPS in a network
+# namespace whose tcp_rmem is Linux's default, an event-stream client that reads nothing cut off
+# within --stall-timeout + 10 s while one that reads every 2 s is served for 40 s. Short timeouts
+# keep it quick: the bars are relative to them. Needs root (for the namespace) and a release build
+# (Scripts/test makes one). Run: Tests/Serve/network-tests.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps python3 openssl
@@ -82,4 +85,27 @@ EYEDROPPER_TOKEN=$(cat "$work/token") python3 Tests/Serve/slow_clients.py half "
 python3 Tests/Serve/slow_clients.py handshake "$url" 2
 kill -TERM $server
 wait $server
+trap - EXIT
+
+# The event stream's stalled client shows only in its receive window, and only while its window
+# scale is 8 or less: Linux's default tcp_rmem (6 MiB, scale 7), which a host may have raised (at
+# 16 MiB and more the window hides it). So these run in a namespace of their own with the default.
+echo "event stream in a network namespace with Linux's default tcp_rmem:"
+netns="eyedropper-net-$$"
+ip netns add "$netns"
+trap 'ip netns delete "$netns" 2>/dev/null || true' EXIT
+ip -n "$netns" link set lo up
+ip netns exec "$netns" sysctl -q -w net.ipv4.tcp_rmem="4096 131072 6291456"
+printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$netns" "$PWD/.build/release/eyedropper" > "$work/eyedropper-in-netns"
+chmod +x "$work/eyedropper-in-netns"
+for scheme in http https; do
+  tls=()
+  [ $scheme = https ] && tls=(--tls-cert "$work/cert.pem" --tls-key "$work/key.pem")
+  start_serve "$work/eyedropper-in-netns" "$work/serve-events-$scheme.log" --source testpattern "${timeouts[@]}" "${tls[@]}"
+  trap 'kill $server 2>/dev/null || true; ip netns delete "$netns" 2>/dev/null || true' EXIT
+  ip netns exec "$netns" python3 Tests/Serve/slow_clients.py events "$scheme://127.0.0.1:$port" 3 40
+  kill -TERM $server
+  wait $server
+done
+ip netns delete "$netns"
 trap - EXIT

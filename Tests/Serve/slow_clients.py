@@ -16,6 +16,14 @@
     slow_clients.py handshake URL HEADER_SECONDS
         A TLS client that sends the first bytes of its hello and waits is closed between
         HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after them.
+    slow_clients.py events URL STALL_SECONDS [SECONDS]
+        Two clients of the event stream (/api/v1/samples) with the kernel's default buffers: one
+        reads the response head and then nothing, one reads everything every 2 s. The one that
+        reads nothing must be cut off (status counts one more stalled stream) between
+        STALL_SECONDS - 0.25 and STALL_SECONDS + 10 s after its head; the one that reads every 2 s
+        must still be served, with no close, after SECONDS (40), and status must count that one
+        stall only. (The kernel accepts all the non-reader is sent: only its receive window, which
+        shrinks while it does not read, can show the server that it is not taking the stream.)
     slow_clients.py idle URL IDLE_SECONDS
         A keep-alive connection that makes one request and says nothing more is closed between
         IDLE_SECONDS - 0.25 and IDLE_SECONDS + 1.5 s after its response.
@@ -267,6 +275,68 @@ def half(server, header_seconds, count):
     return slowest
 
 
+def tcp_state_and_window_scale(connection):
+    """The socket's TCP state (linux/tcp.h: 1 established, 8 close-wait) and its own advertised
+    window scale (tcpi_rcv_wscale)."""
+    info = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)
+    return info[0], info[6] >> 4
+
+
+def events(server, stall_seconds, seconds):
+    before = server.status()["stalledStreamsClosed"]
+
+    def open_stream():
+        connection = server.connect()
+        connection.sendall(server.request("/api/v1/samples"))
+        head, rest = read_head(connection)
+        if not head.startswith(b"HTTP/1.1 200"):
+            fail(f"the event stream answered {head[:40]!r}")
+        return connection, rest
+
+    silent, _ = open_stream()
+    silent_since = time.monotonic()
+    reader, rest = open_stream()
+    _, scale = tcp_state_and_window_scale(silent)
+    read_bytes, reads, cut_after = len(rest), 0, None
+    reader.setblocking(False)
+    next_read = silent_since + 2
+    while (elapsed := time.monotonic() - silent_since) < seconds:
+        time.sleep(0.25)
+        if time.monotonic() >= next_read:
+            next_read += 2
+            got = 0
+            try:  # what has arrived, not what goes on arriving (an event every frame)
+                while got < 10 * 2**20:
+                    chunk = reader.recv(65536)
+                    if not chunk:
+                        fail(f"the client that reads every 2 s was cut off {time.monotonic() - silent_since:.1f} s after it started")
+                    got += len(chunk)
+            except (BlockingIOError, ssl.SSLWantReadError):
+                pass
+            if got == 0:
+                fail(f"the client that reads every 2 s got nothing in 2 s ({time.monotonic() - silent_since:.1f} s after it started)")
+            read_bytes, reads = read_bytes + got, reads + 1
+        if cut_after is None and server.status()["stalledStreamsClosed"] > before:
+            cut_after = time.monotonic() - silent_since
+            state, _ = tcp_state_and_window_scale(silent)
+            print(f"events: the client that reads nothing was cut off within {cut_after:.2f} s of its head "
+                  f"(its TCP state then: {state}; 8 is close-wait)")
+            if cut_after < stall_seconds - 0.25 or cut_after > stall_seconds + 10:
+                fail(f"the client that reads nothing was cut off {cut_after:.1f} s after its head, not between "
+                     f"--stall-timeout {stall_seconds} - 0.25 and + 10 s (its window scale: {scale})")
+        if cut_after is None and elapsed > stall_seconds + 10:
+            fail(f"the client that reads nothing was not cut off within --stall-timeout {stall_seconds} + 10 s "
+                 f"(its advertised window scale: {scale}; 9 or more hides it)")
+    counted = server.status()["stalledStreamsClosed"] - before
+    if counted != 1:
+        fail(f"status counted {counted} stalled streams, expected the one client that reads nothing")
+    silent.close()
+    reader.close()
+    print(f"PASS events: the client that reads nothing (window scale {scale}) was cut off {cut_after:.2f} s after its head "
+          f"(--stall-timeout {stall_seconds}); the one that reads every 2 s read {reads} times, {read_bytes / (time.monotonic() - silent_since) / 1000:.1f} kB/s, "
+          f"for {seconds:.0f} s, not cut off")
+
+
 def closed_after(connection, seconds, what):
     """Waits for the server to close `connection`; fails unless it does so about `seconds` from now."""
     started = time.monotonic()
@@ -321,6 +391,8 @@ if __name__ == "__main__":
             fail(f"a sample took {HALF_REQUEST_SAMPLE_BAR_MS} ms or more in both rounds")
     elif command == "handshake":
         handshake(server, float(sys.argv[3]))
+    elif command == "events":
+        events(server, float(sys.argv[3]), float(sys.argv[4]) if len(sys.argv) > 4 else 40)
     elif command == "idle":
         idle(server, float(sys.argv[3]))
     else:

@@ -7,7 +7,9 @@ import NIOHTTPTypes
 /// - Header: the first byte read while no request is open starts the clock; `RequestProgress`
 ///   `.headReceived`, from `RequestProgressSignal` after the HTTP decoder, stops it. Bytes read
 ///   while a request is open (its body, a pipelined request) start nothing.
-/// - Stall: the channel turning unwritable starts the clock; turning writable stops it.
+/// - Stall: runs while the channel is unwritable, or while the client's advertised receive window
+///   says its application is not reading (`PeerWindow`, sampled once a second while a request is
+///   open): it starts when either says so and stops when neither does.
 ///
 /// Either clock running out closes the connection, counted in `ConnectionCounters`. Closing ends
 /// whatever the response's body was waiting on: its writer throws, and a stream's place is freed.
@@ -24,6 +26,11 @@ final class ClientTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var openRequests = 0
     private var headerClock: Scheduled<Void>?
     private var stallClock: Scheduled<Void>?
+    private var unwritable = false
+    /// The last verdict of `peerWindow` that was one: not taking.
+    private var windowStalled = false
+    private var peerWindow = PeerWindow()
+    private var windowSampler: Scheduled<Void>?
 
     init(_ timeouts: ClientTimeouts, counters: ConnectionCounters) {
         header = TimeAmount(timeouts.header)
@@ -61,14 +68,48 @@ final class ClientTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler 
             openRequests += 1
             headerClock?.cancel()
             headerClock = nil
+            if windowSampler == nil { scheduleWindowSample(context: context) }
         case .responseEnded:
             openRequests = max(0, openRequests - 1)
+            if openRequests == 0 {
+                windowSampler?.cancel()
+                windowSampler = nil
+                windowStalled = false
+                updateStallClock(context: context)
+            }
         }
         promise?.succeed()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
+        unwritable = !context.channel.isWritable
+        updateStallClock(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Samples the client's receive window in a second, and so on while a request is open (a
+    /// socket option call and a future completed at once, per second and connection; nothing per
+    /// write).
+    private func scheduleWindowSample(context: ChannelHandlerContext) {
+        guard peerWindow.usable, context.channel is any SocketOptionProvider else { return }
+        windowSampler = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { [self] in
+            windowSampler = nil
+            guard openRequests > 0, let sample = TCPInfo.of(context.channel) else { return }
+            sample.assumeIsolated().whenSuccess { [self] info in
+                switch peerWindow.observe(info) {
+                case .taking: windowStalled = false
+                case .notTaking: windowStalled = true
+                case .none: break
+                }
+                updateStallClock(context: context)
+            }
+            if openRequests > 0, windowSampler == nil { scheduleWindowSample(context: context) }
+        }
+    }
+
+    /// Runs the stall clock while the channel is unwritable or the window says not taking.
+    private func updateStallClock(context: ChannelHandlerContext) {
+        if !unwritable, !windowStalled {
             stallClock?.cancel()
             stallClock = nil
         } else if stallClock == nil {
@@ -77,7 +118,6 @@ final class ClientTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 context.close(promise: nil)
             }
         }
-        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -94,6 +134,8 @@ final class ClientTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler 
         headerClock = nil
         stallClock?.cancel()
         stallClock = nil
+        windowSampler?.cancel()
+        windowSampler = nil
     }
 }
 
