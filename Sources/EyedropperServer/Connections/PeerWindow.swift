@@ -68,14 +68,6 @@ struct TCPInfo: Sendable {
     /// `tcpi_snd_wnd`: the peer's advertised receive window, scaled, in bytes.
     var sendWindow: UInt32 { withUnsafeBytes(of: raw) { $0.load(fromByteOffset: 228, as: UInt32.self) } }
 
-    /// A sample with these two fields set (tests).
-    init(bytesAcked: UInt64, sendWindow: UInt32) {
-        withUnsafeMutableBytes(of: &raw) {
-            $0.storeBytes(of: bytesAcked, toByteOffset: 120, as: UInt64.self)
-            $0.storeBytes(of: sendWindow, toByteOffset: 228, as: UInt32.self)
-        }
-    }
-
     /// TCP_INFO of `channel`'s socket, or nil (not a socket channel, or the call failed).
     static func of(_ channel: any Channel) -> EventLoopFuture<TCPInfo>? {
         guard let provider = channel as? any SocketOptionProvider else { return nil }
