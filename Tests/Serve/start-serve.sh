@@ -4,6 +4,7 @@
 start_serve() {
   local binary=$1 log=$2
   shift 2
+  : >"$log"  # made here, not by the background job: the loop below may read it first
   "$binary" serve --listen 127.0.0.1:0 "$@" 2>"$log" &
   server=$!
   port=""
