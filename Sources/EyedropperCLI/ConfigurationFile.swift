@@ -34,13 +34,7 @@ struct ConfigurationFile: Hashable {
         do {
             bytes = try FileDescriptor.readWholeFile(path)
         } catch {
-            let status: Int32 =
-                switch error.cause {
-                case .notFound: 66
-                case .notPermitted: 77
-                case .isDirectory, .other: 65
-                }
-            throw CommandFailure("--config \(path): cannot read it: \(error.text)", status: status)
+            throw CommandFailure("--config \(path): cannot read it: \(error.text)", status: error.inputExitStatus)
         }
         var entries: [Entry] = []
         for (index, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -44,37 +44,15 @@ step "host packages"
 [ "${VM_LOOPBACK:-0}" = 1 ] && "$ROOT"/Scripts/install-deps gcc make libc6-dev libelf-dev
 
 # ------------------------------------------------------------------ guest kernel
-# The current Debian kernel package, downloaded (not installed: only its files are needed) and
-# cached across runs; a new kernel version in the archive means one new download.
-kernel_package() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}'; }
-KPKG=$(kernel_package)
-if [ -z "$KPKG" ]; then apt-get update -qq; KPKG=$(kernel_package); fi
-[ -n "$KPKG" ] || { echo "cannot find the linux-image package behind linux-image-amd64" >&2; exit 1; }
-mkdir -p "$CACHE"
-DEB=$(ls "$CACHE/${KPKG}"_*.deb 2>/dev/null | head -1 || true)
-if [ -z "$DEB" ]; then
-  step "download $KPKG"
-  download() { (cd "$CACHE" && apt-get download -q "$KPKG" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true); }
-  download
-  DEB=$(ls "$CACHE/${KPKG}"_*.deb 2>/dev/null | head -1 || true)
-  # Stale package lists name a version the mirror no longer has: refresh them once.
-  if [ -z "$DEB" ]; then apt-get update -qq; download; DEB=$(ls "$CACHE/${KPKG}"_*.deb 2>/dev/null | head -1 || true); fi
-  [ -n "$DEB" ] || { echo "apt-get download $KPKG failed" >&2; exit 1; }
-  find "$CACHE" -name 'linux-image-*.deb' ! -path "$DEB" -delete   # older kernels are not needed again
-fi
-step "unpack $(basename "$DEB")"
-# Only the kernel image and the module trees the guest loads from (media and 9p/virtio) plus
-# the modules.* index files depmod needs; the rest of the 400 MB is never written.
-KROOT=$WORK/kroot; mkdir -p "$KROOT"
-dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$KROOT" --wildcards \
-  './boot/vmlinuz-*' './lib/modules/*/modules.*' './lib/modules/*/kernel/drivers/media/*' \
-  './lib/modules/*/kernel/drivers/virtio/*' './lib/modules/*/kernel/net/9p/*' './lib/modules/*/kernel/fs/9p/*' \
-  './lib/modules/*/kernel/drivers/net/virtio_net.ko' './lib/modules/*/kernel/drivers/net/net_failover.ko' \
-  './lib/modules/*/kernel/net/core/failover.ko' \
-  './lib/modules/*/kernel/fs/netfs/*' './lib/modules/*/kernel/fs/fscache/*'
-K=$(ls "$KROOT/lib/modules")
-depmod -b "$KROOT" "$K"   # the package ships no modules.dep (dpkg's postinst makes it)
-VMLINUZ=$KROOT/boot/vmlinuz-$K
+# The current Debian kernel package, cached across runs (Tests/VM/vm-kernel.sh). Only the kernel
+# image and the module trees the guest loads from (media and 9p/virtio) are unpacked, with the
+# modules.* index files depmod needs; the rest of the 400 MB is never written.
+. "$ROOT/Tests/VM/vm-kernel.sh"
+guest_kernel_deb "$CACHE"
+step "unpack $(basename "$KDEB")"
+KROOT=$WORK/kroot
+unpack_guest_kernel "$KROOT" 'drivers/media/*' 'drivers/virtio/*' 'net/9p/*' 'fs/9p/*' 'drivers/net/virtio_net.ko' \
+  'drivers/net/net_failover.ko' 'net/core/failover.ko' 'fs/netfs/*' 'fs/fscache/*'
 echo "guest kernel $K"
 
 # ------------------------------------------------------------------ v4l2loopback (VM_LOOPBACK=1)
@@ -115,12 +93,10 @@ R=$WORK/initramfs
 mkdir -p "$R"/{bin,dev,proc,sys,mnt,tmp,mods,usr/bin}
 cp /bin/busybox "$R/bin/busybox"
 : > "$R/mods/order"
-for m in virtio_pci 9pnet_virtio 9p virtio_net vivid; do   # each module's dependencies first, as insmod needs
-  modprobe -d "$KROOT" -S "$K" --show-depends $m | awk '$1=="insmod"{print $2}'
-done | awk '!seen[$0]++' | while read -r ko; do
+module_chain "$KROOT" virtio_pci 9pnet_virtio 9p virtio_net vivid | while read -r ko; do   # dependencies first, as insmod needs
   cp "$ko" "$R/mods/"; basename "$ko" >> "$R/mods/order"
 done
-grep -qx vivid.ko "$R/mods/order" || { echo "vivid.ko not found in $KPKG" >&2; exit 1; }
+grep -qx vivid.ko "$R/mods/order" || { echo "vivid.ko not found in $(basename "$KDEB")" >&2; exit 1; }
 copy_with_libs() {   # program + every shared library ldd reports (and the ELF interpreter); none if static
   strip -o "$R$2" "$1" 2>/dev/null || cp "$1" "$R$2"
   { ldd "$1" || true; } | awk '$3 ~ /^\//{print $3} $1 ~ /^\/lib64\//{print $1}' | while read -r lib; do

@@ -50,6 +50,16 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// The sysexits status of an input file that could not be read for this: 66 missing, 77
+    /// permission denied, 65 anything else (a directory, a read that failed).
+    package var inputExitStatus: Int32 {
+        switch cause {
+        case .notFound: 66
+        case .notPermitted: 77
+        case .isDirectory, .other: 65
+        }
+    }
+
     /// `cannot <operation>`, the C library's text and, when a person can fix the cause, how.
     func explained(writing: Bool) -> String {
         let failed = "cannot \(operation)"

@@ -95,13 +95,7 @@ extension ServeConfiguration.TLSFiles {
         do {
             return try FileDescriptor.readWholeFile(path)
         } catch {
-            let status: Int32 =
-                switch error.cause {
-                case .notFound: 66
-                case .notPermitted: 77
-                case .isDirectory, .other: 65
-                }
-            throw TLSFileError(description: "cannot read the \(what) \(path): \(error.text)", exitStatus: status)
+            throw TLSFileError(description: "cannot read the \(what) \(path): \(error.text)", exitStatus: error.inputExitStatus)
         }
     }
 }
