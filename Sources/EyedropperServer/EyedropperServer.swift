@@ -15,20 +15,25 @@ public enum EyedropperServer {
     /// has stopped reading is cut off after 2 seconds), the camera is released and this returns.
     /// `logger` hears what happens, the address served on first (at `notice`).
     /// `outputs` (`--mqtt`, `--osc`), connected already, get every frame's samples and are closed
-    /// when the capture stops. SIGHUP reloads what `reload` reads (`ServerParts.reload`). Started
+    /// when the capture stops. With `reload`, SIGHUP reloads what it reads (`ServerParts.reload`);
+    /// without, SIGHUP is left as it is. Started
     /// by systemd (`Type=notify`), it says when it is ready, how it is doing (`STATUS=`), that its
     /// capture is alive (`WATCHDOG=1`), and when it reloads and stops.
     public static func run(
-        _ configuration: ServeConfiguration, outputs: SampleOutputs? = nil, reload: @escaping @Sendable () throws -> ReloadSettings,
-        logger: Logger
+        _ configuration: ServeConfiguration, outputs: SampleOutputs? = nil,
+        reload: (@Sendable () throws -> ReloadSettings)? = nil, logger: Logger
     ) async throws {
         let notifier = SystemdNotifier()
         let parts = try ServerParts(configuration, outputs: outputs, notifier: notifier, logger: logger)
         let app = buildApplication(configuration, parts: parts, logger: logger)
-        let reloading = await ReloadService {
-            notifier.send("RELOADING=1\nMONOTONIC_USEC=\(SystemdNotifier.monotonicNanoseconds / 1000)")
-            parts.reload(reload, logger: logger)
-            notifier.send("READY=1\nSTATUS=\(parts.serviceStatus())")
+        var services: [any Service] = [app, EndStreams(frames: parts.frames, notifier: notifier, status: parts.serviceStatus)]
+        if let reload {
+            services.append(
+                await ReloadService {
+                    notifier.send("RELOADING=1\nMONOTONIC_USEC=\(SystemdNotifier.monotonicNanoseconds / 1000)")
+                    parts.reload(reload, logger: logger)
+                    notifier.send("READY=1\nSTATUS=\(parts.serviceStatus())")
+                })
         }
         // Services stop in reverse order: the streams end first, so the server then finds its
         // connections finishing instead of waiting on endless responses; the application's own
@@ -36,8 +41,7 @@ public enum EyedropperServer {
         // reading is stuck in a write no frame can end: after 2 s the group cancels what is left,
         // which ends that write.
         var group = ServiceGroupConfiguration(
-            services: [app, reloading, EndStreams(frames: parts.frames, notifier: notifier, status: parts.serviceStatus)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint],
             logger: serverLogger(logger))
         group.maximumGracefulShutdownDuration = .seconds(2)
         try await ServiceGroup(configuration: group).run()

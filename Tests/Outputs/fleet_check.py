@@ -12,6 +12,8 @@ topic eyedropper/host-N/testpattern, and checks:
   - host 2 killed with SIGKILL: its retained status becomes offline (the broker's last will,
     within 1.5 times serve's 20 s keepalive), Prometheus' up for it becomes 0 within two scrape
     intervals, and EyedropperHostDown becomes pending (its `for:` is a minute) for it alone;
+  - host 1 reloads (SIGHUP) meanwhile: its status says so, and the checks below hold it to every
+    frame and one online through it;
   - host 2 started again: online again, up 1 again, the alert gone;
   - host 2 cut off the network (its bridge port down, so no FIN reaches the broker): up 0 within
     two scrape intervals, offline by the will once 1.5 keepalives have passed (Mosquitto 2.0 looks
@@ -244,6 +246,19 @@ def main():
     print(f"figures: from the kill to offline {to_offline:.3f} s, to up 0 {to_down:.2f} s (the scrape's time),"
           f" to the alert pending {active - killed_at:.2f} s (its activeAt)", flush=True)
 
+    # Meanwhile host 1 reloads (SIGHUP, as `systemctl reload` sends): its MQTT connection and its
+    # frames must go on through it, which the checks at the end hold it to (every frame, online once).
+    hosts[0].send_signal(signal.SIGHUP)
+
+    def reloads():
+        try:
+            with urllib.request.urlopen(f"http://{INSTANCES[0]}/api/v1/status", timeout=1) as answer:
+                return (json.load(answer).get("reload") or {}).get("count")
+        except OSError:
+            return None
+
+    reloaded, _ = wait_until(lambda: reloads() == 1, 5, 0.1)
+    check("host 1 reloaded (SIGHUP) while host 2 was down: its status says reload 1", reloaded, f"reload count {reloads()}")
     time.sleep(max(0.0, killed + 8 - time.monotonic()))
     restarted, restarted_at = time.monotonic(), time.time()
     hosts[1] = serve(1)
