@@ -21,6 +21,17 @@ fail() {
   failures=$((failures + 1))
 }
 skip() { echo "SKIPPED $1: $2"; }
+# served_at LOG: the http://127.0.0.1:PORT/ a serve writing LOG says it serves on, once it does
+# (up to 10 s); nothing if it never does.
+served_at() {
+  local address=""
+  for _ in $(seq 50); do
+    address=$(grep -o 'http://127.0.0.1:[0-9]*/' "$1" 2>/dev/null | head -1 || true)
+    [ -n "$address" ] && break
+    sleep 0.2
+  done
+  echo "$address"
+}
 
 if [ $# -ge 1 ]; then
   deb=$(readlink -f "$1")
@@ -247,14 +258,14 @@ fi
 strace -f -qq -o "$work/serve.trace" python3 Tests/Package/sandbox-exec.py "$unit" "$binary" serve \
   --source testpattern --listen 127.0.0.1:0 --at 0.5,0.5 --profile-dir "$work" >"$work/sandboxed.log" 2>&1 &
 tracer=$!
-address=""
-for _ in $(seq 50); do
-  address=$(grep -o 'http://127.0.0.1:[0-9]*/' "$work/sandboxed.log" | head -1 || true)
-  [ -n "$address" ] && break
-  sleep 0.2
-done
+address=$(served_at "$work/sandboxed.log")
 answers=""
 if [ -n "$address" ]; then
+  # The frame endpoints answer 503 until the first frame (slower under strace): wait for it.
+  for _ in $(seq 50); do
+    curl -s "${address}api/v1/status" | grep -q '"framesCaptured":[1-9]' && break
+    sleep 0.2
+  done
   for path in "" healthz api/v1/status 'api/v1/sample?at=0.1,0.1&radius=2' api/v1/frame.jpg metrics api/v1/chart \
     api/v1/openapi.json api/v1/controls; do
     answers+="$(curl -s -o /dev/null -w '%{http_code}' "$address$path" || true) "
@@ -322,12 +333,7 @@ if grep -q -- '--config' <<<"$(env -i "$binary" serve --help)"; then
   mkdir -p "$work/profiles"
   env -i "$binary" serve --config "$work/serve.conf" >"$work/serve.log" 2>&1 &
   serve=$!
-  address=""
-  for _ in $(seq 50); do
-    address=$(grep -o 'http://127.0.0.1:[0-9]*/' "$work/serve.log" | head -1 || true)
-    [ -n "$address" ] && break
-    sleep 0.2
-  done
+  address=$(served_at "$work/serve.log")
   points=$([ -n "$address" ] && curl -s "${address}api/v1/status" | python3 -c 'import json, sys; print(json.load(sys.stdin)["points"])' || true)
   kill "$serve" 2>/dev/null || true
   wait "$serve" 2>/dev/null || true

@@ -23,6 +23,16 @@ certificate() {  # certificate NAME: a self-signed P-256 certificate for 127.0.0
     -addext subjectAltName=IP:127.0.0.1 -keyout "$work/$1.key" -out "$work/$1.pem" 2>"$work/openssl.log" \
     || { cat "$work/openssl.log" >&2; exit 1; }
 }
+reloaded() {  # reloaded N: the status once its reload count is N (asked for up to 10 s), else the last one
+  local status
+  for _ in $(seq 100); do
+    status=$(curl -s --cacert "$work/second.pem" -H "Authorization: Bearer $(cat "$work/token")" "https://127.0.0.1:$port/api/v1/status")
+    python3 -c 'import json,sys; sys.exit((json.loads(sys.argv[1]).get("reload") or {}).get("count") != int(sys.argv[2]))' \
+      "$status" "$1" 2>/dev/null && break
+    sleep 0.1
+  done
+  echo "$status"
+}
 fingerprint() { openssl x509 -noout -fingerprint -sha256 -in "$1" | cut -d= -f2; }
 served() {  # the SHA-256 fingerprint of the certificate a new connection is served
   openssl s_client -connect "127.0.0.1:$port" -servername 127.0.0.1 </dev/null 2>/dev/null \
@@ -69,11 +79,10 @@ cp "$work/second.key" "$work/key.pem"
 openssl rand -hex 32 > "$work/token"
 reload_at=$(date +%s.%N)
 kill -HUP "$server"
-sleep 1
+status=$(reloaded 1)
 new=$(served)
 [ "$new" = "$(fingerprint "$work/second.pem")" ] && pass "a new connection after the reload is served the new certificate" \
   || fail "a new connection after the reload: fingerprint $new, expected the second certificate's"
-status=$(curl -s --cacert "$work/second.pem" -H "Authorization: Bearer $(cat "$work/token")" "https://127.0.0.1:$port/api/v1/status")
 python3 -c 'import json,sys; r=json.loads(sys.argv[1])["reload"]; assert r["count"]==1 and r["errors"]==[], r' "$status" \
   && pass "the new token is asked for; the status says reload 1 with no errors" \
   || fail "status with the new token after the reload: $status"
@@ -96,11 +105,10 @@ PY
 # A key that is not the certificate's: the reload fails, the second certificate stays.
 cp "$work/first.key" "$work/key.pem"
 kill -HUP "$server"
-sleep 1
+status=$(reloaded 2)
 kept=$(served)
 [ "$kept" = "$(fingerprint "$work/second.pem")" ] && pass "a key that does not match fails the reload and the certificate served is kept" \
   || fail "after a failed reload: fingerprint $kept, expected the second certificate's"
-status=$(curl -s --cacert "$work/second.pem" -H "Authorization: Bearer $(cat "$work/token")" "https://127.0.0.1:$port/api/v1/status")
 python3 -c 'import json,sys; r=json.loads(sys.argv[1])["reload"]; assert r["count"]==2 and len(r["errors"])==1 and "key.pem" in r["errors"][0], r' "$status" \
   && pass "the status's reload names the key that failed" || fail "status after the failed reload: $status"
 grep -q "eyedropper: reload: the certificate .*cert.pem and the private key .*key.pem cannot serve TLS together" "$work/serve.log" \

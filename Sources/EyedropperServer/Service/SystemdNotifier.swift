@@ -55,9 +55,6 @@ final class SystemdNotifier: Sendable {
     /// Whether systemd listens: NOTIFY_SOCKET was set and a socket made.
     var isActive: Bool { socket >= 0 }
 
-    /// The watchdog's interval as systemd asked for it, nil for none.
-    var watchdogInterval: Duration? { watchdogHalfInterval > 0 ? .nanoseconds(watchdogHalfInterval * 2) : nil }
-
     /// Sends `state`, lines of `KEY=value`; errors are ignored, as sd_notify's callers do.
     func send(_ state: String) {
         guard socket >= 0 else { return }
@@ -83,7 +80,9 @@ final class SystemdNotifier: Sendable {
 
     /// The server listens (`listening`) or the capture has its first outcome: `READY=1` and
     /// `status` once both have happened.
+    /// Called after every frame: once ready, one relaxed load.
     func reached(listening: Bool, status: @autoclosure () -> String) {
+        guard readiness.load(ordering: .relaxed) != 3 else { return }
         let step = listening ? 1 : 2
         let before = readiness.bitwiseOr(step, ordering: .acquiringAndReleasing).oldValue
         if before | step == 3, before != 3 { send("READY=1\nSTATUS=\(status())") }
