@@ -104,6 +104,30 @@ struct CalibrationOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The largest CIEDE2000 from --target that passes.", valueName: "DE"))
     var tolerance: Double = 2.0
 
+    @Option(
+        help: ArgumentHelp(
+            "A white or grey patch that stays in view (a tile, a card): each frame, the calibrated colours are corrected so it reads as when the profile was made (calibrate --white-reference), and each line gains \"reference\" (needs --profile).",
+            valueName: "X,Y"),
+        transform: SamplePoint.parse)
+    var whiteReference: SamplePoint?
+
+    @Option(
+        help: ArgumentHelp(
+            "The white reference's own L*a*b* (D50), for a profile that recorded none.", valueName: "L,a,b"))
+    var whiteReferenceLab: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How the white reference corrects: bradford (a 3x3 in Bradford's cone space on the calibrated XYZ) or diagonal (each camera channel scaled before the profile's matrix)."
+        ))
+    var referenceModel: ReferenceModelChoice = .bradford
+
+    @Option(
+        help: ArgumentHelp(
+            "A frame whose reference moved more than this CIEDE2000 since calibration says \"state\":\"drift\" (and, with --target, sample exits 1).",
+            valueName: "DE"))
+    var maxDrift: Double?
+
     func validate() throws {
         guard tolerance.isFinite, tolerance >= 0 else {
             throw ValidationError("--tolerance must be a CIEDE2000 of 0 or more, got \(tolerance)")
@@ -120,11 +144,51 @@ struct CalibrationOptions: ParsableArguments {
                 throw ValidationError("--target: \(error.description)")
             }
         }
+        if whiteReference != nil, profile == nil {
+            throw ValidationError(
+                "--white-reference needs --profile: the reference corrects the calibrated colours for the light's change since the profile was made (make one with eyedropper calibrate --white-reference X,Y)"
+            )
+        }
+        for (given, name) in [(whiteReferenceLab != nil, "--white-reference-lab"), (maxDrift != nil, "--max-drift")] where given {
+            guard whiteReference != nil else { throw ValidationError("\(name) needs --white-reference X,Y: where the reference patch is") }
+        }
+        if let maxDrift, !(maxDrift.isFinite && maxDrift >= 0) {
+            throw ValidationError("--max-drift must be a CIEDE2000 of 0 or more, got \(maxDrift)")
+        }
+        if let whiteReferenceLab {
+            do {
+                _ = try ColorTarget(parsing: whiteReferenceLab)
+            } catch {
+                throw ValidationError("--white-reference-lab: \(error.description)")
+            }
+        }
     }
 
-    /// The profile, read and checked, and the target; nil without --profile.
-    func load() throws -> (profile: CameraProfile, target: ColorTarget?)? {
-        guard let profile else { return nil }
-        return (try CameraProfile.load(path: profile), try target.map { try ColorTarget(parsing: $0, tolerance: tolerance) })
+    /// What --white-reference and its options ask for; nil without it.
+    var referenceSettings: WhiteReferenceSettings? {
+        guard let whiteReference else { return nil }
+        return WhiteReferenceSettings(
+            point: whiteReference, lab: whiteReferenceLab.flatMap { try? ColorTarget(parsing: $0).lab },
+            model: referenceModel.model, maxDrift: maxDrift)
     }
+
+    /// The profile, read and checked, the target and the white reference; nil without --profile.
+    func load() throws -> (profile: CameraProfile, target: ColorTarget?, reference: WhiteReference?)? {
+        guard let profile else { return nil }
+        let loaded = try CameraProfile.load(path: profile)
+        var reference: WhiteReference?
+        do throws(WhiteReferenceError) {
+            if let settings = referenceSettings { reference = try WhiteReference(profile: loaded, settings: settings) }
+        } catch {
+            throw CommandFailure("--white-reference with \(profile): \(error.description)", status: error.exitStatus)
+        }
+        if let moved = reference?.moved { StandardError.writeLine("eyedropper: warning: \(moved)") }
+        return (loaded, try target.map { try ColorTarget(parsing: $0, tolerance: tolerance) }, reference)
+    }
+}
+
+enum ReferenceModelChoice: String, ExpressibleByArgument, CaseIterable {
+    case bradford, diagonal
+
+    var model: ReferenceModel { ReferenceModel(rawValue: rawValue)! }
 }

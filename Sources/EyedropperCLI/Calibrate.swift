@@ -62,6 +62,13 @@ struct Calibrate: ParsableCommand {
     @Option(help: "Average the (2R+1)x(2R+1) pixels around each patch centre (default: a fifth of the patch spacing).")
     var radius: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "A white or grey patch beside the chart that stays in view (a tile, a card): how the camera saw it is kept in the profile, for sample and serve --white-reference to correct for the light's changes.",
+            valueName: "X,Y"),
+        transform: SamplePoint.parse)
+    var whiteReference: SamplePoint?
+
     @Option(help: "The correction: auto (least leave-one-out error), linear-3x3, affine-3x4 or root-polynomial-2.")
     var model: ModelChoice = .auto
 
@@ -116,7 +123,7 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         let chartReference = try reference.map { try ChartReference.load(path: $0) } ?? .colorChecker2014
         let configuration = try input.configuration()
-        var read = ChartRead(corners: corners, radius: radius, reference: chartReference)
+        var read = ChartRead(corners: corners, radius: radius, reference: chartReference, whiteReference: whiteReference)
         // The frame the picture draws on: the first, kept only with --picture.
         var firstFrame: RGBImage?
         let progress = isatty(STDERR_FILENO) != 0
@@ -154,6 +161,7 @@ struct Calibrate: ParsableCommand {
                 "eyedropper: warning: the light on the chart varies by \(percent)% across it: the fit allows for light that changes evenly from one side to the other, not for a spot or a shadow; light the chart more evenly if you can"
             )
         }
+        if let record = profile.whiteReference { for line in Self.whiteReferenceLines(record) { StandardError.writeLine(line) } }
         try profile.json().withUnsafeBytes { try AtomicWrite.write($0, to: out) }
         if let cube {
             let text = CubeLUT.text(profile, title: "eyedropper \(out)")
@@ -175,6 +183,28 @@ struct Calibrate: ParsableCommand {
         case .json: print(report.json)
         case .text: print(Self.table(calibration, report: report, profilePath: out))
         }
+    }
+
+    /// What was recorded of the white reference, and a warning when it leaves the light no room to
+    /// grow or is not one patch: for stderr.
+    static func whiteReferenceLines(_ record: WhiteReferenceRecord) -> [String] {
+        func three(_ values: [Double]) -> String { values.map { DecimalText.fixed($0, 1) }.joined(separator: " ") }
+        var lines = [
+            "white reference at \(record.x),\(record.y): mean \(three(record.mean)) ± \(three(record.sd)) over \(record.n) pixels, L*a*b* \(three(record.lab)); recorded in the profile"
+        ]
+        let brightest = record.mean.max() ?? 0
+        if record.clipped * 1000 > record.n * 3 || brightest > 200 {
+            let percent = Int((100 * (255 / max(brightest, 1) - 1)).rounded(.down))
+            lines.append(
+                "eyedropper: warning: the white reference reads \(DecimalText.fixed(brightest, 0)) of 255: light \(max(percent, 0))% brighter clips it, and then it cannot correct; lower the exposure until it reads about 150"
+            )
+        }
+        if (record.sd.max() ?? 0) > 8 {
+            lines.append(
+                "eyedropper: warning: the white reference varies by sd \(DecimalText.fixed(record.sd.max() ?? 0, 1)) across its window: put --white-reference on one even patch, or give a smaller --radius"
+            )
+        }
+        return lines
     }
 
     /// Where the chart was found, for stderr.

@@ -47,6 +47,19 @@ struct Sample: ParsableCommand {
             (within --tolerance) to each sample (csv: delta_e,pass), and the exit status says \
             whether every sample of the last line printed passed: 0 yes, 1 no (as cmp does), so \
             a script can gate on it.
+
+            --white-reference X,Y (with --profile) reads a white or grey patch that stays in \
+            view and corrects the calibrated colours, frame by frame, for the light's change \
+            since the profile was made: the profile must have recorded the patch (calibrate \
+            --white-reference X,Y) or --white-reference-lab must give its colour. Each line gains \
+            "reference":{"x":..,"y":..,"mean":[..],"sd":[..],"n":N,"clipped":C,"gains":[..],"deltaE":D,"applied":true,"state":"ok","model":"bradford"}: \
+            deltaE is how far the light has moved (CIEDE2000 of the patch now, uncorrected, \
+            against calibration), gains what was applied. A patch that clips, is covered (its sd \
+            jumps), is too dark or turns a colour no light gives is not applied ("applied":false, \
+            state clipped, covered, dark or implausible): the calibrated colours are then the \
+            profile's alone. Past --max-drift the state is drift (still applied), and with \
+            --target the exit status is 1 as for a sample off target. csv adds \
+            ref_gain_r,ref_gain_g,ref_gain_b,ref_delta_e,ref_applied,ref_state.
             """
     )
 
@@ -96,17 +109,20 @@ struct Sample: ParsableCommand {
         defer { sinks?.close() }
         var pipeline = FramePipeline(
             points: points, radius: sampling.radius, profile: calibrated?.profile, target: calibrated?.target,
-            average: average, driverClock: configuration.source.isCamera)
+            reference: calibrated?.reference, average: average, driverClock: configuration.source.isCamera)
         var lines = SampleLines(
             format: format, block: average != nil, swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated != nil,
-            target: calibrated?.target != nil)
+            target: calibrated?.target != nil, reference: calibrated?.reference != nil)
         /// Each reading goes to stdout and to the outputs; with a target, the last says the exit status.
         var lastLinePassed: Bool?
         func write(_ reading: Reading?) {
             guard let reading else { return }
             sinks?.send(reading)
             lines.print(reading)
-            if calibrated?.target != nil { lastLinePassed = reading.calibrated.allSatisfy { $0.pass == true } }
+            // Light that moved past --max-drift fails a line as a sample off target does.
+            if calibrated?.target != nil {
+                lastLinePassed = reading.calibrated.allSatisfy { $0.pass == true } && reading.reference?.state != .drift
+            }
         }
         let every = every ?? 1
         var frameIndex = 0
@@ -142,8 +158,9 @@ private struct SampleLines {
     /// The colorimetry named in the last text header: text names it again only when it changes.
     private var shownColorimetry: Colorimetry?
 
-    /// Prints the CSV header: its columns follow `block` (--average), `profile` and `target`.
-    init(format: SampleFormat, block: Bool, swatches: Bool, profile: Bool, target: Bool) {
+    /// Prints the CSV header: its columns follow `block` (--average), `profile`, `target` and
+    /// `reference`.
+    init(format: SampleFormat, block: Bool, swatches: Bool, profile: Bool, target: Bool, reference: Bool) {
         self.format = format
         self.swatches = swatches
         if format == .csv {
@@ -156,6 +173,7 @@ private struct SampleLines {
                 columns += ["xyz_x", "xyz_y", "xyz_z", "cal_l", "cal_a", "cal_b", "srgb_r", "srgb_g", "srgb_b", "srgb_hex", "in_gamut"]
             }
             if target { columns += ["delta_e", "pass"] }
+            if reference { columns += ["ref_gain_r", "ref_gain_g", "ref_gain_b", "ref_delta_e", "ref_applied", "ref_state"] }
             Swift.print(columns.joined(separator: ","))
         }
     }
@@ -192,6 +210,14 @@ private struct SampleLines {
                     fields += [color.srgb8.hex, "\(color.inGamut)"]
                     if let deltaE = calibrated.deltaE, let pass = calibrated.pass { fields += [DecimalText.fixed(deltaE, 2), "\(pass)"] }
                 }
+                if let reference = reading.reference {
+                    let gains = reference.gains
+                    fields += [gains.x, gains.y, gains.z].map { DecimalText.fixed($0, 4) }
+                    fields += [
+                        reference.deltaE.isFinite ? DecimalText.fixed(reference.deltaE, 2) : "", "\(reference.applied)",
+                        reference.state.rawValue,
+                    ]
+                }
                 Swift.print(fields.joined(separator: ","))
             }
         case .text:
@@ -224,6 +250,28 @@ private struct SampleLines {
                         + "mean \(DecimalText.fixed(mean.r, 1)) \(DecimalText.fixed(mean.g, 1)) \(DecimalText.fixed(mean.b, 1)) ± \(DecimalText.fixed(sd.r, 1)) \(DecimalText.fixed(sd.g, 1)) \(DecimalText.fixed(sd.b, 1))"
                         + clipped + calibratedText)
             }
+            if let reference = reading.reference { Swift.print("\(frameText)  \(Self.text(reference))") }
         }
+    }
+
+    /// The reference's line for people: what was applied and how far the light moved, or why not.
+    static func text(_ reference: ReferenceReading) -> String {
+        let moved = reference.deltaE.isFinite ? DecimalText.fixed(reference.deltaE, 1) : "?"
+        let sd = reference.statistics.standardDeviation
+        let patch = "reference at \(reference.point.x),\(reference.point.y)"
+        guard reference.applied else {
+            let why =
+                switch reference.state {
+                case .clipped: "clipped (\(reference.statistics.clipped) values at 0 or 255)"
+                case .covered: "covered (sd \(DecimalText.fixed(max(sd.r, sd.g, sd.b), 1)))"
+                case .dark: "too dark"
+                default: "not a light's colour"
+                }
+            return "\(patch) \(why): the colours above are uncorrected"
+        }
+        let gains = reference.gains
+        return
+            "\(patch): the light moved ΔE \(moved); corrected (\(reference.model.rawValue)) ×\(DecimalText.fixed(gains.x, 3)) \(DecimalText.fixed(gains.y, 3)) \(DecimalText.fixed(gains.z, 3))"
+            + (reference.state == .drift ? ", more than --max-drift" : "")
     }
 }

@@ -124,13 +124,15 @@ extension SRGB {
     static let fromXYZD65 = toXYZD65.inverse
 
     /// The Bradford cone response matrix (Lam 1985).
-    private static let bradford = Matrix3(
+    static let bradfordCones = Matrix3(
         SIMD3(0.8951, 0.2664, -0.1614), SIMD3(-0.7502, 1.7135, 0.0367), SIMD3(0.0389, -0.0685, 1.0296))
+
+    static let bradfordConesInverse = bradfordCones.inverse
 
     /// Bradford chromatic adaptation from the white `source` to the white `destination`.
     static func bradford(from source: CIEXYZ, to destination: CIEXYZ) -> Matrix3 {
-        let gains = (bradford * destination.vector) / (bradford * source.vector)
-        return bradford.inverse * Matrix3.diagonal(gains) * bradford
+        let gains = (bradfordCones * destination.vector) / (bradfordCones * source.vector)
+        return bradfordConesInverse * Matrix3.diagonal(gains) * bradfordCones
     }
 
     /// XYZ relative to D50 to linear sRGB, adapting D50 to D65 with Bradford.

@@ -19,10 +19,12 @@ extension CameraProfile {
     /// The calibrated colour of each sample's mean (not its rounded colour), compared with
     /// `target` when there is one. Replaces the contents of `calibrated`, keeping its capacity:
     /// reuse one array to allocate nothing.
-    public func calibrate(_ samples: [ColorSample], target: ColorTarget?, into calibrated: inout [CalibratedSample]) {
+    public func calibrate(
+        _ samples: [ColorSample], target: ColorTarget?, reference: ReferenceReading? = nil, into calibrated: inout [CalibratedSample]
+    ) {
         calibrated.removeAll(keepingCapacity: true)
         for sample in samples {
-            let color = self.calibrated(sample.statistics.mean)
+            let color = self.calibrated(sample.statistics.mean, reference: reference)
             if let target {
                 let (deltaE, pass) = target.compare(color)
                 calibrated.append(CalibratedSample(color: color, deltaE: deltaE, pass: pass))

@@ -33,6 +33,9 @@ public struct CameraProfile: Hashable, Sendable, Codable {
     public let toneCurve: ToneCurve
     public let correction: ColorCorrection
     public let report: CalibrationReport
+    /// How the camera saw a reference patch in view (`calibrate --white-reference`); nil when
+    /// none was read, and then absent from the file, so older profiles read as before.
+    public private(set) var whiteReference: WhiteReferenceRecord?
 
     public init(
         calibration: Calibration, report: CalibrationReport, colorimetry: Colorimetry, width: Int, height: Int,
@@ -50,6 +53,14 @@ public struct CameraProfile: Hashable, Sendable, Codable {
         toneCurve = calibration.toneCurve
         correction = calibration.correction
         self.report = report
+    }
+
+    /// This profile with `statistics`, read at `point` with `radius` over the same frames, as its
+    /// white reference.
+    public func recordingWhiteReference(at point: SamplePoint, radius: Int, statistics: PatchStatistics) -> CameraProfile {
+        var profile = self
+        profile.whiteReference = WhiteReferenceRecord(point: point, radius: radius, statistics: statistics, profile: self)
+        return profile
     }
 
     /// The largest |X|, |Y| or |Z| a profile's colours may reach: ten thousand times the perfect

@@ -15,22 +15,28 @@ public struct ChartRead {
     /// The window radius, set by the first frame: as asked, or a fifth of the patch spacing.
     public private(set) var radius: Int?
     public let sampler: ColorSampler
+    /// A reference patch in view (`--white-reference`), read with the patches and recorded in
+    /// the profile.
+    public let whiteReference: SamplePoint?
     private let corners: [SamplePoint]
     private let radiusAsked: Int?
     private let detector: ChartDetector?
     private var size = (width: 0, height: 0)
     private var block = SampleAverage(points: [])
     private var samples: [ColorSample] = []
+    /// The patches' centres, then the white reference's.
+    private var readPoints: [SamplePoint] = []
 
     /// `corners`: the centres of patches 1, 6, 24 and 19, or none to find the chart.
     public init(
         corners: [SamplePoint] = [], radius: Int? = nil, reference: ChartReference = .colorChecker2014,
-        sampler: ColorSampler = ColorSampler()
+        whiteReference: SamplePoint? = nil, sampler: ColorSampler = ColorSampler()
     ) {
         precondition(corners.isEmpty || corners.count == 4, "\(corners.count) corners")
         self.corners = corners
         self.radiusAsked = radius
         self.reference = reference
+        self.whiteReference = whiteReference
         self.sampler = sampler
         detector = corners.isEmpty ? ChartDetector(reference: reference) : nil
     }
@@ -77,13 +83,14 @@ public struct ChartRead {
             geometry = made
             radius = radiusAsked ?? made.defaultRadius
             size = (frame.width, frame.height)
-            block = SampleAverage(points: made.centers)
+            readPoints = made.centers + (whiteReference.map { [$0] } ?? [])
+            block = SampleAverage(points: readPoints)
         }
-        guard let geometry, let radius, frame.width == size.width, frame.height == size.height,
+        guard geometry != nil, let radius, frame.width == size.width, frame.height == size.height,
             block.colorimetry.map({ $0 == frame.colorimetry }) ?? true
         else { throw .frameChanged }
         do throws(SamplingError) {
-            try frame.sample(at: geometry.centers, radius: radius, with: sampler, into: &samples)
+            try frame.sample(at: readPoints, radius: radius, with: sampler, into: &samples)
         } catch {
             throw .sampling(error)
         }
@@ -96,11 +103,13 @@ public struct ChartRead {
         guard let geometry, let radius, let colorimetry = block.colorimetry else { throw ChartReadError.noFrames }
         var means: [ColorSample] = []
         block.samples(into: &means)
+        let white = whiteReference == nil ? nil : means.removeLast()
         let calibration = try Calibration(readings: means.map(\.statistics), reference: reference, model: model)
         let report = CalibrationReport(calibration, geometry: geometry, radius: radius, frames: block.frames, modelAsked: model != nil)
-        let profile = CameraProfile(
+        var profile = CameraProfile(
             calibration: calibration, report: report, colorimetry: colorimetry, width: size.width, height: size.height,
             controls: controls)
+        if let white { profile = profile.recordingWhiteReference(at: white.point, radius: radius, statistics: white.statistics) }
         return ChartFit(calibration: calibration, report: report, profile: profile)
     }
 

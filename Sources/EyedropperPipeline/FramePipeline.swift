@@ -2,9 +2,10 @@ import Eyedropper
 import EyedropperCalibration
 
 /// What happens to a lent frame, once, for `eyedropper sample`, serve's capture loop and
-/// `GET /api/v1/sample`: sample the points, calibrate them (with a profile, and a target's ΔE and
-/// pass), check the frame against the profile, stamp its time, and give back a `Reading`. With
-/// `average`, frames are added up into blocks and a reading is given per block.
+/// `GET /api/v1/sample`: sample the points (and a white reference), calibrate them (with a
+/// profile, corrected by the reference, and a target's ΔE and pass), check the frame against the
+/// profile, stamp its time, and give back a `Reading`. With `average`, frames are added up into
+/// blocks and a reading is given per block.
 ///
 /// Its storage (samples, calibrated samples, the block's totals, the sampler's buffer) is made
 /// once and reused: a run's steady state allocates nothing but the reading's JSON line.
@@ -13,6 +14,9 @@ public struct FramePipeline {
     public let radius: Int
     public let profile: CameraProfile?
     public let target: ColorTarget?
+    /// A reference patch in view, read with the points in every frame (or block), that corrects
+    /// the calibrated colours for the light's change since the profile was made.
+    public private(set) var reference: WhiteReference?
     /// Frames per block with `--average`; nil: a reading per frame.
     public let blockSize: Int?
     /// Whether frame timestamps are a camera driver's (the monotonic clock), for `FrameTime`.
@@ -21,6 +25,8 @@ public struct FramePipeline {
     /// matches), nil when they did not; to be said once per change.
     public private(set) var warnings: [String]?
     private let sampler: ColorSampler
+    /// `points`, then the reference's point.
+    private let samplePoints: [SamplePoint]
     private var samples: [ColorSample] = []
     /// A block's samples: apart from `samples`, which the frame that closes a block holds.
     private var blockSamples: [ColorSample] = []
@@ -32,18 +38,21 @@ public struct FramePipeline {
 
     public init(
         points: [SamplePoint], radius: Int, profile: CameraProfile? = nil, target: ColorTarget? = nil,
-        average: Int? = nil, driverClock: Bool, sampler: ColorSampler = ColorSampler()
+        reference: WhiteReference? = nil, average: Int? = nil, driverClock: Bool, sampler: ColorSampler = ColorSampler()
     ) {
         precondition(average.map { $0 >= 1 } ?? true, "a block of \(average ?? 0) frames")
         self.points = points
         self.radius = radius
         self.profile = profile
         self.target = profile == nil ? nil : target
+        // The reference corrects what its own profile makes of the samples.
+        self.reference = profile == nil ? nil : reference
+        samplePoints = points + (self.reference.map { [$0.point] } ?? [])
         blockSize = average
         self.driverClock = driverClock
         self.sampler = sampler
         frameCheck = profile.map(CameraProfile.FrameCheck.init)
-        block = SampleAverage(points: average == nil ? [] : points)
+        block = SampleAverage(points: average == nil ? [] : samplePoints)
     }
 
     /// Reads frame `number`, taken at `timestamp` (seconds; the driver's for a camera): its
@@ -55,10 +64,11 @@ public struct FramePipeline {
     ) throws(SamplingError) -> Reading? {
         let colorimetry = frame.colorimetry, (width, height) = (frame.width, frame.height)
         warnings = frameCheck?.changed(colorimetry: colorimetry, width: width, height: height)
-        try frame.sample(at: points, radius: radius, with: sampler, into: &samples)
+        try frame.sample(at: samplePoints, radius: radius, with: sampler, into: &samples)
         guard let blockSize else {
+            let referenceStatistics = Self.takeReference(from: &samples, if: reference != nil)
             return reading(
-                samples, frame: number, frames: nil, timestamp: timestamp, colorimetry: colorimetry, width: width, height: height)
+                samples, referenceStatistics: referenceStatistics, frame: number, frames: nil, timestamp: timestamp, colorimetry: colorimetry, width: width, height: height)
         }
         // A block holds one colorimetry: a change (a camera back with another) closes it early.
         var closed: Reading?
@@ -74,21 +84,29 @@ public struct FramePipeline {
     public mutating func finish() -> Reading? {
         guard block.frames > 0, let colorimetry = block.colorimetry else { return nil }
         block.samples(into: &blockSamples)
+        let referenceStatistics = Self.takeReference(from: &blockSamples, if: reference != nil)
         let reading = reading(
-            blockSamples, frame: block.firstFrame, frames: block.frames, timestamp: block.firstTimestamp, colorimetry: colorimetry,
+            blockSamples, referenceStatistics: referenceStatistics, frame: block.firstFrame, frames: block.frames, timestamp: block.firstTimestamp, colorimetry: colorimetry,
             width: blockSize2D.width, height: blockSize2D.height)
         block.reset()
         return reading
     }
 
-    /// Calibrates `samples` and stamps them.
+    /// The reference's statistics, taken off the end of `samples` (keeping its capacity).
+    private static func takeReference(from samples: inout [ColorSample], if read: Bool) -> PatchStatistics? {
+        read ? samples.removeLast().statistics : nil
+    }
+
+    /// Calibrates `samples`, corrected by the reference's reading of the same frame, and stamps them.
     private mutating func reading(
-        _ samples: [ColorSample], frame: Int, frames: Int?, timestamp: Double, colorimetry: Colorimetry, width: Int, height: Int
+        _ samples: [ColorSample], referenceStatistics: PatchStatistics?, frame: Int, frames: Int?, timestamp: Double,
+        colorimetry: Colorimetry, width: Int, height: Int
     ) -> Reading {
-        if let profile { profile.calibrate(samples, target: target, into: &calibrated) }
+        let referenceReading = referenceStatistics.flatMap { reference?.assess($0) }
+        if let profile { profile.calibrate(samples, target: target, reference: referenceReading, into: &calibrated) }
         return Reading(
             frame: frame, frames: frames, timestamp: timestamp,
             time: FrameTime.wallClock(timestamp: timestamp, fromDriver: driverClock), colorimetry: colorimetry,
-            width: width, height: height, samples: samples, calibrated: calibrated)
+            width: width, height: height, samples: samples, calibrated: calibrated, reference: referenceReading)
     }
 }

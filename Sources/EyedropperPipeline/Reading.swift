@@ -23,6 +23,8 @@ public struct Reading {
     public var samples: [ColorSample]
     /// With a profile: one per sample, in order; empty without.
     public var calibrated: [CalibratedSample]
+    /// With a white reference: what it read in this frame and what was applied.
+    public var reference: ReferenceReading?
     /// The JSON line, without its newline (`SampleJSON.object`): what `sample --format json`
     /// prints, the HTTP sample body, the SSE event's data and the MQTT payload. Made once per
     /// reading, as the one text every JSON consumer shares.
@@ -30,7 +32,7 @@ public struct Reading {
 
     public init(
         frame: Int, frames: Int? = nil, timestamp: Double, time: Double, colorimetry: Colorimetry, width: Int, height: Int,
-        samples: [ColorSample], calibrated: [CalibratedSample] = []
+        samples: [ColorSample], calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil
     ) {
         self.frame = frame
         self.frames = frames
@@ -41,8 +43,9 @@ public struct Reading {
         self.height = height
         self.samples = samples
         self.calibrated = calibrated
+        self.reference = reference
         json = SampleJSON.object(
             frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples,
-            calibrated: calibrated)
+            calibrated: calibrated, reference: reference)
     }
 }

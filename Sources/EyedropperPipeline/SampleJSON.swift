@@ -12,10 +12,13 @@ public enum SampleJSON {
     /// (a block of `SampleAverage`) adds `"frames":N` after `"frame"`; nil leaves it out.
     /// `calibrated` (with a profile: one per sample, in order) adds to each sample
     /// `"calibrated":{"xyz":[X,Y,Z],"lab":[L,a,b],"srgb":[r,g,b],"hex":"#rrggbb","inGamut":B}` (XYZ 3
-    /// decimals, the others 2) and, with a target, `"deltaE":D,"pass":B`.
+    /// decimals, the others 2) and, with a target, `"deltaE":D,"pass":B`. `reference` (a white
+    /// reference's reading) adds after the samples `"reference":{"x":..,"y":..,"mean":[R,G,B],"sd":[R,G,B],
+    /// "n":N,"clipped":C,"gains":[r,g,b],"deltaE":D,"applied":B,"state":"..","model":".."}`, gains with 4
+    /// decimals.
     public static func object(
         frame: Int, frames: Int? = nil, timestamp: Double, colorimetry: Colorimetry, samples: [ColorSample],
-        calibrated: [CalibratedSample] = []
+        calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil
     ) -> String {
         let fields = samples.indices.map { index in
             let sample = samples[index]
@@ -27,7 +30,18 @@ public enum SampleJSON {
         }
         let block = frames.map { #","frames":\#($0)"# } ?? ""
         return
-            #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]}"#
+            #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]\#(reference.map(Self.reference) ?? "")}"#
+    }
+
+    /// `,"reference":{...}`.
+    private static func reference(_ reading: ReferenceReading) -> String {
+        let statistics = reading.statistics, gains = reading.gains
+        return
+            #","reference":{"x":\#(reading.point.x),"y":\#(reading.point.y),"mean":\#(triple(statistics.mean)),"#
+            + #""sd":\#(triple(statistics.standardDeviation)),"n":\#(statistics.count),"clipped":\#(statistics.clipped),"#
+            + #""gains":[\#(DecimalText.fixed(gains.x, 4)),\#(DecimalText.fixed(gains.y, 4)),\#(DecimalText.fixed(gains.z, 4))],"#
+            + #""deltaE":\#(reading.deltaE.isFinite ? DecimalText.fixed(reading.deltaE, 2) : "null"),"applied":\#(reading.applied),"#
+            + #""state":"\#(reading.state.rawValue)","model":"\#(reading.model.rawValue)"}"#
     }
 
     /// `,"calibrated":{...}` and, with a target, `,"deltaE":D,"pass":B`.
