@@ -68,7 +68,8 @@ public struct FramePipeline {
         guard let blockSize else {
             let referenceStatistics = Self.takeReference(from: &samples, if: reference != nil)
             return reading(
-                samples, referenceStatistics: referenceStatistics, frame: number, frames: nil, timestamp: timestamp, colorimetry: colorimetry, width: width, height: height)
+                samples, referenceStatistics: referenceStatistics, frame: number, frames: nil, timestamp: timestamp,
+                colorimetry: colorimetry, width: width, height: height)
         }
         // A block holds one colorimetry: a change (a camera back with another) closes it early.
         var closed: Reading?
@@ -86,7 +87,8 @@ public struct FramePipeline {
         block.samples(into: &blockSamples)
         let referenceStatistics = Self.takeReference(from: &blockSamples, if: reference != nil)
         let reading = reading(
-            blockSamples, referenceStatistics: referenceStatistics, frame: block.firstFrame, frames: block.frames, timestamp: block.firstTimestamp, colorimetry: colorimetry,
+            blockSamples, referenceStatistics: referenceStatistics, frame: block.firstFrame, frames: block.frames,
+            timestamp: block.firstTimestamp, colorimetry: colorimetry,
             width: blockSize2D.width, height: blockSize2D.height)
         block.reset()
         return reading
