@@ -52,7 +52,7 @@ public enum ReferenceState: String, Hashable, Sendable, CaseIterable {
     /// Applied, but the light has moved further than `--max-drift`: the readings needed more
     /// correction than that.
     case drift
-    /// More than 0.3 % of the patch's channel values at 0 or 255: its mean, so the gains, would
+    /// More than 0.1% of the patch's channel values at 0 or 255: its mean, so the gains, would
     /// be wrong.
     case clipped
     /// Its spread jumped (a hand, a shadow, an object across it): not the patch any more.

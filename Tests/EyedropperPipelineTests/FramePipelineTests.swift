@@ -90,6 +90,42 @@ private func readConverted(
         #expect(reading.json.contains(#""deltaE":0.00,"pass":true"#))
     }
 
+    /// A white reference is read beside the points, never among them: the samples are the
+    /// points', the reading carries the reference's own, after the samples in the JSON line, and
+    /// with --average it is added up over the block like the points. Catches the reference
+    /// leaking into the samples (or the calibrated list), one point dropped for it, or a block's
+    /// reference read from its last frame alone.
+    @Test func aWhiteReferenceIsReadBesideThePoints() throws {
+        let white = point(1.0 / 16, 0.25)
+        let pattern = try TestPattern(width: 640, height: 480).makeFrameBuffer()
+        var plain = FramePipeline(points: [white], radius: 3, driverClock: false)
+        let whiteBar = try #require(try pattern.withFrame { try plain.read($0, number: 0, timestamp: 0) }).samples[0].statistics
+        let profile = try simulatedProfile(colorimetry: pattern.colorimetry, width: 640, height: 480)
+            .recordingWhiteReference(at: white, radius: 3, statistics: whiteBar)
+        let reference = try WhiteReference(profile: profile, point: white, maxDrift: 0.5)
+        let points = Array(barCentres[1...3])
+        var pipeline = FramePipeline(points: points, radius: 3, profile: profile, reference: reference, driverClock: false)
+        let reading = try #require(try pattern.withFrame { try pipeline.read($0, number: 0, timestamp: 0) })
+        #expect(reading.samples.map(\.point) == points)
+        #expect(reading.calibrated.count == 3)
+        let read = try #require(reading.reference)
+        #expect(read.point == white && read.statistics == whiteBar)
+        #expect(read.state == .ok && read.deltaE < 0.01)
+        #expect(reading.json.contains(#"}],"reference":{"x":0.0625,"y":0.25,"#))
+        #expect(reading.json.hasSuffix(#""applied":true,"state":"ok","model":"bradford"}}"#))
+        var block = FramePipeline(
+            points: points, radius: 3, profile: profile, reference: reference, average: 3, driverClock: false)
+        var last: Reading?
+        for number in 0..<3 { last = try pattern.withFrame { try block.read($0, number: number, timestamp: 0) } }
+        let averaged = try #require(last)
+        #expect(averaged.samples.count == 3)
+        #expect(averaged.reference?.statistics.count == 3 * whiteBar.count)
+        // Without a profile there is nothing to correct: no reference is read.
+        var unprofiled = FramePipeline(points: points, radius: 3, reference: reference, driverClock: false)
+        let bare = try #require(try pattern.withFrame { try unprofiled.read($0, number: 0, timestamp: 0) })
+        #expect(bare.reference == nil && bare.samples.count == 3)
+    }
+
     /// The profile check: said for the first frame (empty: it matches), not again while frames
     /// stay alike, and again when one differs. Catches warnings repeated every frame or missed.
     @Test func frameCheckSaysOncePerChange() throws {
