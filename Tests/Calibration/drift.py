@@ -24,6 +24,7 @@ emulated. The same emulation checks the CLI's corrected colours when it has them
 
 Writes OUT/drift.md (the commands and the table); prints a PASS/FAIL line per check and exits
 1 when one fails. Usage: drift.py [--eyedropper PATH] [--out DIR] [--camera nikon|sigma]
+[--white-level LEVEL]
 """
 
 import argparse
@@ -210,7 +211,7 @@ def palette_file(out, patches):
     """The 24 patches as a palette: the repository's, or one written from calibrate's JSON
     (each patch's name and reference L*a*b*, i.e. ChartReference's values)."""
     shipped = REPOSITORY / "Packaging/palettes/colorchecker-classic-24.json"
-    if shipped.exists():
+    if shipped.exists() and all("lab" in e for e in json.loads(shipped.read_text())):
         return shipped
     path = out / "colorchecker-classic-24.json"
     path.write_text(json.dumps([{"name": p["name"], "lab": p["reference"]} for p in patches], indent=1) + "\n")
@@ -234,13 +235,15 @@ def main():
     parser.add_argument("--eyedropper", default=str(REPOSITORY / ".build/release/eyedropper"))
     parser.add_argument("--out", default=str(REPOSITORY / ".build/drift"))
     parser.add_argument("--camera", choices=["nikon", "sigma"], default="nikon")
+    parser.add_argument("--white-level", type=float, default=WHITE_LEVEL,
+                        help=f"the white patch's brightest channel at calibration (default {WHITE_LEVEL})")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     eyedropper = args.eyedropper
     checks = Checks()
     reference = Reference()
-    camera = Camera(reference, args.camera, white_level=WHITE_LEVEL)
+    camera = Camera(reference, args.camera, white_level=args.white_level)
     views = render(out, camera)
     lights = schedule()
     tile = views["drift"].tile_point()
@@ -413,13 +416,13 @@ def main():
                       f"mean {de['uncorrected'][f].mean():.2f} uncorrected, {de[default_model][f].mean():.2f} "
                       "corrected")
 
-    write_report(out / "drift.md", lights, reference_de, gains, de, right, margins, named, reference, source,
+    write_report(out / "drift.md", args.white_level, lights, reference_de, gains, de, right, margins, named, reference, source,
                  reference_source, palette_source, default_model, palette, calibration, reference_calibration)
     print(f"\nwrote {out / 'drift.md'}")
     return finish(checks)
 
 
-def write_report(path, lights, reference_de, gains, de, right, margins, named, reference, source, reference_source,
+def write_report(path, white_level, lights, reference_de, gains, de, right, margins, named, reference, source, reference_source,
                  palette_source, default_model, palette, calibration, reference_calibration):
     def cell(values):
         return f"{values.mean():.2f} / {values.max():.2f}"
@@ -442,7 +445,7 @@ def write_report(path, lights, reference_de, gains, de, right, margins, named, r
     text = f"""# Calibrated colour under a changing light
 
 Rendered by Tests/Calibration/drift.py (run by `Tests/Calibration/drift-tests.sh`): the simulated camera
-(white balance and exposure locked at calibration, the white patch at {WHITE_LEVEL} of 255 under D50) sees the
+(white balance and exposure locked at calibration, the white patch at {white_level:g} of 255 under D50) sees the
 chart and a white tile (90 % reflectance, at {TILE[0]}..{TILE[2]} x {TILE[1]}..{TILE[3]} px) while the light
 changes, one frame per light. Each cell is the mean / max CIEDE2000 of the 24 patches' calibrated colours
 against the chart's reference L*a*b* D50 (colour-science's CIEDE2000). The reference ΔE is the tile's
