@@ -310,6 +310,8 @@ def main():
     if can["reference"] and profile.white_reference is not None:
         runs = [None] + [m for m in MODELS if can["model"]]
         for model in runs:
+            if model is not None and source[model] == "eyedropper":
+                continue  # the default's run
             extra = ["--profile", profile_path, *reference_option] + (["--reference-model", model] if model else [])
             got = sample_lines(eyedropper, out / "drift.y4m", points, extra)
             if got is None or len(got) != len(lights):
