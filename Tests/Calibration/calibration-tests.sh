@@ -10,10 +10,5 @@
 # `--check-profile .build/calibration-sigma/profile.json` (another camera's profile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Scripts/install-deps python3-venv ffmpeg argyll
-eyedropper="${EYEDROPPER:-.build/release/eyedropper}"
-[ -x "$eyedropper" ] || { echo "no eyedropper at $eyedropper: build it (swift build -c release) or set EYEDROPPER" >&2; exit 1; }
-venv=.build/calibration-venv
-requirements=Tests/Calibration/requirements.txt
-Tests/python-venv.sh "$venv" "$requirements"
-exec "$venv/bin/python" -B Tests/Calibration/simulated-camera.py --eyedropper "$eyedropper" "$@"
+source Tests/Calibration/environment.sh
+exec "$python" -B Tests/Calibration/simulated-camera.py --eyedropper "$eyedropper" "$@"

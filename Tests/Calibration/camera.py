@@ -12,13 +12,18 @@ simulation applied.
   data, not of any calibration; with it the reference is what this chart really is, as a chart
   measured with a spectrophotometer would be.
 - The light: CIE D50, the illuminant the reference is given for, so that the error measured is
-  the camera's and the fit's, not a change of illuminant.
+  the camera's and the fit's, not a change of illuminant. `linear_under` shows the same scene
+  under another light (`illuminant`: CIE daylight or a black body at a colour temperature) and
+  intensity, with the white balance and exposure kept as they were under D50, as a camera with
+  both locked at calibration would.
 - The sensor: the Nikon D5100's published sensitivities (NPL, colour-science's
   `MSDS_CAMERA_SENSITIVITIES`), a real sensor far from the Luther condition: the best 3x3 from
   its raw RGB to XYZ leaves about 1 CIEDE2000 on the 24 patches. (`--camera` picks the other
   published set, the Sigma SD Merrill's Foveon, about 2, for a deliberately different camera.)
 - White balance: the gains that would make the white patch neutral, then off by R x1.15, B x0.87.
-- Exposure: the white patch's brightest channel encodes to 235 of 255, so nothing clips.
+- Exposure: the white patch's brightest channel encodes to 235 of 255 (`white_level`), so
+  nothing clips. A run whose light gets brighter than at calibration needs headroom: a lower
+  `white_level`, e.g. 150, keeps 150 % of the light below the shoulder.
 - No colour matrix in the camera: a fit absorbs one anyway, and one that pushes saturated
   patches below zero would clip them, which a test of the fit should not hide behind.
 - Tone curve (not sRGB): a power 1/1.9, a soft exponential shoulder above 0.8 of the way up,
@@ -61,18 +66,22 @@ class Camera:
     gamma = 1.9
     knee = 0.8
     pedestal = 5 / 255
-    white_level = 235.0
     white_balance_error = np.array([1.15, 1.0, 0.87])
     noise_sd = 2.0
 
-    def __init__(self, reference, camera="nikon"):
+    def __init__(self, reference, camera="nikon", white_level=235.0):
+        """`white_level`: what the white patch's brightest channel encodes to under D50 (0...255)."""
         self.reference = reference
+        self.white_level = float(white_level)
         illuminant = _aligned(colour.SDS_ILLUMINANTS["D50"])
         observer = _aligned(colour.MSDS_CMFS["CIE 1931 2 Degree Standard Observer"])
-        sensitivities = _aligned(colour.MSDS_CAMERA_SENSITIVITIES[CAMERAS[camera]])
+        self._sensitivities = _aligned(colour.MSDS_CAMERA_SENSITIVITIES[CAMERAS[camera]])
+        self._luminance = observer[:, 1]
+        #: The Y of a perfect white under D50, in the units of the spectral data.
+        self._white_y = illuminant @ self._luminance
         # Reflectance (nm) -> XYZ with a perfect white at Y = 1, and -> raw camera RGB.
-        self._to_xyz = (illuminant[:, None] * observer) / (illuminant @ observer[:, 1])
-        self._to_raw = illuminant[:, None] * sensitivities
+        self._to_xyz = (illuminant[:, None] * observer) / self._white_y
+        self._to_raw = illuminant[:, None] * self._sensitivities
         self.patch_spectra = self._nudged_spectra(reference)
         raw_white = self.raw(self.patch_spectra[WHITE])
         balanced = raw_white[1] / raw_white * self.white_balance_error
@@ -105,6 +114,14 @@ class Camera:
         """Linear camera RGB after white balance and exposure: 0...about 1."""
         return self.raw(reflectance) * self._gains
 
+    def linear_under(self, reflectance, illuminant, intensity=1.0):
+        """Linear camera RGB under another light: `illuminant` (spectral power at SHAPE's
+        wavelengths) scaled so a perfect white has D50's Y times `intensity`, with the white
+        balance and exposure locked at D50's."""
+        illuminant = np.asarray(illuminant, float)
+        scale = intensity * self._white_y / (illuminant @ self._luminance)
+        return (np.asarray(reflectance) * (illuminant * scale)) @ self._sensitivities * self._gains
+
     def flat(self, reflectance):
         """Linear camera RGB of a grey whose reflectance is the same at every wavelength."""
         return self.linear(np.full(len(SHAPE.wavelengths), reflectance))
@@ -122,6 +139,17 @@ class Camera:
         s = (level / 255 - self.pedestal) / (1 - self.pedestal)
         x = s if s <= k else k - (1 - k) * np.log(1 - (s - k) / (1 - k))
         return x**self.gamma
+
+
+def illuminant(temperature):
+    """A light of correlated colour temperature `temperature` K at SHAPE's wavelengths: CIE
+    daylight (the D series) from 4000 K, where the CIE defines it, a black body (Planck) below.
+    The D series' temperatures are on the old scale of c2 = 1.4380e-2 m K: 5000 K here is
+    5003 K there, i.e. D50, so the run passes through the calibration's light."""
+    if temperature >= 4000:
+        xy = colour.temperature.CCT_to_xy_CIE_D(temperature * 1.4388 / 1.4380)
+        return _aligned(colour.sd_CIE_illuminant_D_series(xy))
+    return _aligned(colour.sd_blackbody(temperature))
 
 
 def ycbcr_bt601_limited(rgb):

@@ -7,6 +7,9 @@ parallel: the chart is tilted away from the camera. Each pixel is the mean of 4 
 linear light (edges are antialiased as an optical image is), then the camera's tone curve,
 noise and 4:2:0 encoding follow (camera.py).
 
+A view may also hold a white tile (a flat 90% reflectance, the reference a run under a changing
+light is corrected by): a rectangle of the background, clear of the chart.
+
 Pixel (i, j) covers [i, i + 1) x [j, j + 1); a point at (u, v) pixels is at scalar coordinates
 (u / 1280, v / 720), which Eyedropper's --at turns back into pixel (floor(u), floor(v)).
 """
@@ -21,8 +24,9 @@ MARGIN_X, MARGIN_Y = 11.0, 23.0
 COLUMNS, ROWS = 6, 4
 CHART_W = 2 * MARGIN_X + COLUMNS * PATCH + (COLUMNS - 1) * GAP
 CHART_H = 2 * MARGIN_Y + ROWS * PATCH + (ROWS - 1) * GAP
-BODY_REFLECTANCE, BACKGROUND_REFLECTANCE = 0.025, 0.20
-BODY, BACKGROUND = 24, 25
+BODY_REFLECTANCE, BACKGROUND_REFLECTANCE, TILE_REFLECTANCE = 0.025, 0.20, 0.90
+BODY, BACKGROUND, TILE = 24, 25, 26
+CLASSES = 27
 SUPERSAMPLING = 4
 
 #: Where the chart's corners (top left, top right, bottom right, bottom left) fall, in pixels:
@@ -63,8 +67,10 @@ def patch_centres_mm():
 class View:
     """The chart as one frame sees it."""
 
-    def __init__(self, name):
+    def __init__(self, name, tile=None):
+        """`tile`: the white tile's pixel box (x0, y0, x1, y1), or None for none."""
         self.name = name
+        self.tile = tile
         corners = [(0, 0), (CHART_W, 0), (CHART_W, CHART_H), (0, CHART_H)]
         self.to_image = homography(corners, VIEWS[name])
         self.to_chart = np.linalg.inv(self.to_image)
@@ -73,6 +79,11 @@ class View:
     def points(self):
         """Scalar coordinates (0...1) of the 24 patch centres, rounded to 6 decimals."""
         return [(round(u / WIDTH, 6), round(v / HEIGHT, 6)) for u, v in self.centres_px]
+
+    def tile_point(self):
+        """Scalar coordinates of the tile's centre, rounded to 6 decimals."""
+        x0, y0, x1, y1 = self.tile
+        return round((x0 + x1) / 2 / WIDTH, 6), round((y0 + y1) / 2 / HEIGHT, 6)
 
     def smallest_half_patch_px(self):
         """How far the nearest patch edge is from a patch centre, over all 24, in pixels."""
@@ -86,7 +97,7 @@ class View:
         return nearest
 
     def classes(self, rows):
-        """For each sample of the given pixel rows: the patch (0...23), BODY or BACKGROUND."""
+        """For each sample of the given pixel rows: the patch (0...23), BODY, BACKGROUND or TILE."""
         offsets = (np.arange(SUPERSAMPLING) + 0.5) / SUPERSAMPLING
         xs = (np.arange(WIDTH)[:, None] + offsets).reshape(1, -1)
         ys = (np.asarray(rows)[:, None] + offsets).reshape(-1, 1)
@@ -102,6 +113,11 @@ class View:
         inside = (cx >= 0) & (cx < CHART_W) & (cy >= 0) & (cy < CHART_H)
         result = np.where(inside, BODY, BACKGROUND)
         result = np.where(on_patch, (row * COLUMNS + column).astype(int), result)
+        if self.tile is not None:
+            x0, y0, x1, y1 = self.tile
+            on_tile = (xs >= x0) & (xs < x1) & (ys >= y0) & (ys < y1)
+            assert not np.any(on_tile & (result != BACKGROUND)), "the tile overlaps the chart"
+            result = np.where(on_tile, TILE, result)
         return result
 
     def linear_image(self, colours):
@@ -114,20 +130,51 @@ class View:
             image[rows] = samples.reshape(len(rows), s, WIDTH, s, 3).mean(axis=(1, 3))
         return image
 
+    def coverage(self):
+        """How many of each pixel's samples fall on each class: HEIGHT x WIDTH x CLASSES, uint8
+        (summing to SUPERSAMPLING squared). Computed once, it makes a frame under any light one
+        weighted sum (`image`) instead of a fresh supersampling."""
+        counts = np.zeros((HEIGHT, WIDTH, CLASSES), np.uint8)
+        s = SUPERSAMPLING
+        for top in range(0, HEIGHT, 48):
+            rows = np.arange(top, min(top + 48, HEIGHT))
+            classes = self.classes(rows).reshape(len(rows), s, WIDTH, s).transpose(0, 2, 1, 3)
+            block = classes.reshape(len(rows), WIDTH, s * s)
+            for c in np.unique(block):
+                counts[rows, :, c] = (block == c).sum(axis=2)
+        return counts
+
+
+def image(coverage, colours):
+    """The frame in linear camera RGB from `View.coverage` and colours[c] for each class: the
+    same as `View.linear_image(colours)`."""
+    return np.einsum("hwk,kc->hwc", coverage, colours, dtype=float) / SUPERSAMPLING**2
+
+
+def reflectances(camera):
+    """The spectral reflectance of each class (CLASSES x wavelengths)."""
+    flat = np.ones(camera.patch_spectra.shape[1])
+    return np.vstack([camera.patch_spectra, flat * BODY_REFLECTANCE, flat * BACKGROUND_REFLECTANCE,
+                      flat * TILE_REFLECTANCE])
+
 
 def scene_colours(camera):
-    """Linear camera RGB of the 24 patches, the chart body and the background (26 x 3)."""
-    return np.vstack([camera.linear(camera.patch_spectra),
-                      camera.flat(BODY_REFLECTANCE), camera.flat(BACKGROUND_REFLECTANCE)])
+    """Linear camera RGB of the 24 patches, the chart body, the background and the tile (27 x 3)."""
+    return camera.linear(reflectances(camera))
 
 
 def write_y4m(path, camera, view, frames, seed):
     """Writes `frames` frames of the view, each with its own noise (seeded), BT.601 limited."""
     encoded = camera.encode(view.linear_image(scene_colours(camera)))
+    write_frames(path, camera, (encoded for _ in range(frames)), seed)
+
+
+def write_frames(path, camera, encoded_frames, seed):
+    """Writes each frame of camera RGB (float, 0...255) with its own noise (seeded), BT.601 limited."""
     rng = np.random.default_rng(seed)
     with open(path, "wb") as out:
         out.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F30:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED\n".encode())
-        for _ in range(frames):
+        for encoded in encoded_frames:
             noisy = encoded + rng.normal(0.0, camera.noise_sd, encoded.shape)
             y, cb, cr = planes_420(np.clip(noisy, 0, 255))
             out.write(b"FRAME\n")
