@@ -468,20 +468,20 @@ def main():
     table += [row(f"noise-free ({default_model}, emulated)", noise_free_moves.mean(axis=1)),
               row("noise-free, without patch 24 (black)", noise_free_moves[:, :23].mean(axis=1)),
               row("uncorrected", uncorrected_moved)]
-    dim_header = " | ".join(f"{lights[intensity[k]][2] * 100:.0f} %" for k in dim)
-    culprits = [f"| patch | noise-free: {dim_header} | {per} frames a reading: {dim_header} |", "|---|---|---|"]
+    dim_header = " / ".join(f"{lights[intensity[k]][2] * 100:.0f}" for k in dim) + " %"
+    culprits = [f"| patch | noise-free, {dim_header} | {per} frames a reading, {dim_header} |", "|---|---|---|"]
     for i in np.argsort(-noise_free_moves[dim].mean(axis=0)):
         culprits.append(f"| {i + 1} {reference.names[i]} | {per_frame(noise_free_moves[dim, i])} | "
                         f"{per_frame(averaged_moves[dim, i])} |")
     intensity_text = f"""## Intensity alone
 
-Each reading is the mean of {per} frames of the same light (`sample --average {per}`), each frame with
-its own noise. The goal: intensity moves the corrected readings by <= {INTENSITY_GOAL:g} (mean of the 24
-against the 100 % reading): **{goal}** ({moved[default_model].max():.2f} at
-{light_label(*lights[worst][1:])}). The check holds it to <= {INTENSITY_BOUND:g}. Another reading of the
-100 % light moves by {floor:.2f}{'' if single is None else f' ({single_floor:.2f} for one frame against the next)'}:
-the noise floor. "Noise-free" is the same profile and correction on each light's exact camera RGB
-(no noise, no 8-bit encoding): what no averaging removes, the profile's own part.
+Goal {INTENSITY_GOAL:g} (mean of the 24 against the 100 % reading): **{goal}**
+({moved[default_model].max():.2f} at {light_label(*lights[worst][1:])}); the check holds it to <= {INTENSITY_BOUND:g}.
+Each reading is the mean of {per} frames of the same light (`sample --average {per}`), each frame
+with its own noise. Noise floor: another reading of the 100 % light moves by {floor:.2f}
+{'' if single is None else f'({single_floor:.2f} for one frame against the next)'}. "Noise-free" is the same
+profile and correction on each light's exact camera RGB (no noise, no 8-bit encoding): what no
+averaging removes, the profile's own part.
 
 {chr(10).join(table)}
 
