@@ -142,7 +142,13 @@ extension SRGB {
 
     /// The XYZ (D50, white Y = 100) of an sRGB colour, e.g. a `--target '#rrggbb'`.
     public static func xyzD50(_ color: RGB8) -> CIEXYZ {
-        let linear = SIMD3(decode(Double(color.r) / 255), decode(Double(color.g) / 255), decode(Double(color.b) / 255))
-        return CIEXYZ(toXYZD50 * linear)
+        xyzD50(encoded: SIMD3(Double(color.r), Double(color.g), Double(color.b)) / 255)
+    }
+
+    /// The XYZ (D50, white Y = 100) of encoded (not linear) sRGB values in 0...1, which need not
+    /// be multiples of 1/255: a palette's `"srgb":[r,g,b]` over 255. For whole values it gives
+    /// exactly what the `RGB8` form gives.
+    public static func xyzD50(encoded rgb: SIMD3<Double>) -> CIEXYZ {
+        CIEXYZ(toXYZD50 * SIMD3(decode(rgb.x), decode(rgb.y), decode(rgb.z)))
     }
 }

@@ -15,9 +15,7 @@ public struct ColorTarget: Hashable, Sendable {
     /// `L,a,b` (D50) or `#rrggbb` (an sRGB colour, adapted to D50 with Bradford).
     public init(parsing text: String, tolerance: Double = 2.0) throws(ColorTargetError) {
         if text.hasPrefix("#") {
-            let digits = text.dropFirst()
-            guard digits.count == 6, let value = UInt32(digits, radix: 16) else { throw .malformed(text) }
-            let color = RGB8(r: UInt8(value >> 16), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF))
+            guard let color = RGB8(hexadecimal: text) else { throw .malformed(text) }
             self.init(lab: SRGB.xyzD50(color).lab(white: .d50), tolerance: tolerance)
             return
         }
@@ -34,6 +32,18 @@ public struct ColorTarget: Hashable, Sendable {
     public func compare(_ color: CalibratedColor) -> (deltaE: Double, pass: Bool) {
         let deltaE = lab.deltaE2000(color.lab)
         return (deltaE, deltaE <= tolerance)
+    }
+}
+
+extension RGB8 {
+    /// `#rrggbb` (either case), as `--target` and palette files give sRGB colours; nil for
+    /// anything else.
+    init?(hexadecimal text: some StringProtocol) {
+        let digits = text.dropFirst()
+        // Digits only: `UInt32(_:radix:)` alone would also take a sign ("#+fffff").
+        guard text.hasPrefix("#"), digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16)
+        else { return nil }
+        self.init(r: UInt8(value >> 16), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF))
     }
 }
 

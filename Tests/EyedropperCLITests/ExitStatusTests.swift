@@ -24,6 +24,7 @@ import Testing
         "ColorCorrectionError": ColorCorrectionError.self, "JPEGError": JPEGError.self,
         "CaptureError": CaptureError.self, "ControlError": ControlError.self, "OutputError": OutputError.self,
         "MQTTURLError": MQTTURLError.self, "TLSFileError": TLSFileError.self, "TokenFileError": TokenFileError.self,
+        "PaletteFileError": PaletteFileError.self,
     ]
 
     /// The command line's own (Sources/EyedropperCLI, which tests cannot import): declared with
@@ -32,6 +33,9 @@ import Testing
 
     /// Errors that end as HTTP answers inside `serve`, never as an exit status.
     static let httpOnly: Set<String> = ["QueryParameterError", "FrameUnavailable"]
+
+    /// Errors private to a file that turns them into one listed above before they leave it.
+    static let internalOnly: Set<String> = ["PaletteProblem"]
 
     /// Every `struct`, `enum` or `class` in Sources declared with `Error` among its conformances.
     /// The value: the conformances as declared.
@@ -62,7 +66,7 @@ import Testing
         for name in Self.commandLine {
             #expect(conformances[name]?.contains("ExitStatusError") == true, "\(name): \(conformances[name] ?? "not declared")")
         }
-        let accounted = Set(Self.withStatus.keys).union(Self.httpOnly).union(Self.commandLine)
+        let accounted = Set(Self.withStatus.keys).union(Self.httpOnly).union(Self.commandLine).union(Self.internalOnly)
         #expect(declared.subtracting(accounted).isEmpty, "error types with no exit status: \(declared.subtracting(accounted).sorted())")
         #expect(accounted.subtracting(declared).isEmpty, "listed here but not declared: \(accounted.subtracting(declared).sorted())")
     }

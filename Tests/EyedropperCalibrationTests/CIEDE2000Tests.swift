@@ -4,8 +4,8 @@ import Testing
 
 /// Sharma, Wu and Dalal (2005), Table 1: the 34 published pairs (L1, a1, b1, L2, a2, b2, ΔE00),
 /// chosen to exercise every branch of the formula (hue wrap-around, zero chroma, the mean-hue
-/// rule near 180 degrees apart).
-private let sharmaPairs: [(CIELab, CIELab, Double)] = [
+/// rule near 180 degrees apart). Also the pairs PaletteTests checks its lower bound on.
+let sharmaPairs: [(CIELab, CIELab, Double)] = [
     (50.0000, 2.6772, -79.7751, 50.0000, 0.0000, -82.7485, 2.0425),
     (50.0000, 3.1571, -77.2803, 50.0000, 0.0000, -82.7485, 2.8615),
     (50.0000, 2.8361, -74.0200, 50.0000, 0.0000, -82.7485, 3.4412),

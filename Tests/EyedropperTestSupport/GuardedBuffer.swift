@@ -34,7 +34,7 @@ public final class GuardedBuffer {
 }
 
 /// A deterministic byte source (xorshift64*), so failures reproduce.
-public struct TestRandom {
+public struct TestRandom: RandomNumberGenerator {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed | 1 }

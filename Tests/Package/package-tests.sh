@@ -78,6 +78,8 @@ expected_paths=(
   /usr/share/doc/eyedropper/copyright
   /usr/share/doc/eyedropper/changelog.Debian.gz
   /usr/share/doc/eyedropper/install.md
+  /usr/share/eyedropper/palettes/css-named-colors.json
+  /usr/share/eyedropper/palettes/colorchecker-classic-24.json
 )
 missing=()
 for path in "${expected_paths[@]}"; do

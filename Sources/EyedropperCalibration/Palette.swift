@@ -1,0 +1,651 @@
+import Eyedropper
+import FoundationEssentials
+import SystemPackage
+
+/// Named colours, and the exact nearest of them to a colour by CIEDE2000.
+///
+/// Entries keep the order they were given in (an entry's number is its index in that order);
+/// entries with equal L*a*b* (aliases, as CSS's aqua and cyan) are one colour. `match` finds the
+/// nearest entry and the nearest entry of another colour, exactly as comparing with every entry
+/// would, without allocating: entries are kept sorted by L* and searched outward from the
+/// colour's L*, and most are passed over by a lower bound on CIEDE2000 that needs no
+/// trigonometry (`deltaE2000LowerBound`).
+public struct Palette: Sendable {
+    /// A name and its colour.
+    public struct Entry: Sendable, Hashable {
+        public var name: String
+        /// CIELAB (D50).
+        public var lab: SIMD3<Double>
+
+        public init(name: String, lab: SIMD3<Double>) {
+            self.name = name
+            self.lab = lab
+        }
+    }
+
+    /// The most entries a palette may have: the search stays in microseconds well past this.
+    public static let maximumCount = 100_000
+
+    /// The file the palette was read from, if any.
+    public let path: String?
+    /// The entries in the order given; `-0` components are stored as `0`.
+    public let entries: [Entry]
+    /// The number of distinct L*a*b* among the entries.
+    public let colourCount: Int
+    /// The most UTF-8 bytes a name has.
+    public let longestNameUTF8: Int
+
+    private let jsonNames: [String]
+    private let csvNames: [String]
+    /// Every name's UTF-8, one after another; name `i` is `utf8[utf8Starts[i]..<utf8Starts[i + 1]]`.
+    private let utf8: [UInt8]
+    private let utf8Starts: [Int]
+    /// Structure of arrays over the entries sorted by L* (then by entry number): L*, a*, b* and
+    /// C*ab, each `count` long, one after another.
+    private let sorted: [Double]
+    /// The sorted entries' entry numbers, then their colour ids, each `count` long.
+    private let sortedIDs: [Int32]
+
+    /// Checks and indexes `entries`; `path` is the file they came from, for messages.
+    public init(entries: [Entry], path: String? = nil) throws(PaletteFileError) {
+        try self.init(entries: entries, path: path, location: { .entry($0 + 1) })
+    }
+
+    /// `location` says where entry `i` was in the file (an entry number or a CSV line).
+    init(entries given: [Entry], path: String?, location: (Int) -> PaletteFileError.Location) throws(PaletteFileError) {
+        func fail(_ index: Int?, _ reason: String) -> PaletteFileError {
+            .malformed(path: path, at: index.map(location), reason: reason)
+        }
+        guard !given.isEmpty else { throw fail(nil, "it has no entries: give at least one name and colour") }
+        guard given.count <= Self.maximumCount else {
+            throw fail(nil, "it has \(given.count) entries, more than \(Self.maximumCount): split it, or keep the colours you use")
+        }
+        var entries = given
+        var firstWithName: [String: Int] = [:]
+        var colourOfLab: [SIMD3<Double>: Int32] = [:]
+        var colours: [Int32] = []
+        for (index, entry) in given.enumerated() {
+            let quoted = JSONText.string(entry.name)
+            guard !entry.name.isEmpty else { throw fail(index, "the name is empty: give every entry a name") }
+            guard entry.name.lowercased() != "unknown" else {
+                throw fail(index, "the name \(quoted) is kept for colours too far from every entry: choose another")
+            }
+            if let first = firstWithName[entry.name] {
+                throw fail(index, "the name \(quoted) is also \(location(first)): give each entry its own name")
+            }
+            firstWithName[entry.name] = index
+            let lab = entry.lab
+            guard lab.x.isFinite, lab.y.isFinite, lab.z.isFinite else {
+                throw fail(index, "\(quoted)'s L*a*b* (\(lab.x), \(lab.y), \(lab.z)) is not a number: give finite values")
+            }
+            guard (0...100).contains(lab.x) else {
+                throw fail(index, "\(quoted)'s L* is \(lab.x): L* must be in 0...100")
+            }
+            // -0 becomes 0, so that equal colours are equal bit for bit and are one colour.
+            let canonical = lab + SIMD3(repeating: 0)
+            entries[index].lab = canonical
+            if let colour = colourOfLab[canonical] {
+                colours.append(colour)
+            } else {
+                let colour = Int32(colourOfLab.count)
+                colourOfLab[canonical] = colour
+                colours.append(colour)
+            }
+        }
+        self.path = path
+        self.entries = entries
+        colourCount = colourOfLab.count
+        jsonNames = entries.map { JSONText.string($0.name) }
+        csvNames = entries.map { csvField($0.name) }
+        var utf8: [UInt8] = []
+        var starts = [0]
+        for entry in entries {
+            utf8.append(contentsOf: entry.name.utf8)
+            starts.append(utf8.count)
+        }
+        self.utf8 = utf8
+        utf8Starts = starts
+        longestNameUTF8 = entries.map(\.name.utf8.count).max() ?? 0
+        let order = entries.indices.sorted { (entries[$0].lab.x, $0) < (entries[$1].lab.x, $1) }
+        let labs = order.map { entries[$0].lab }
+        sorted =
+            labs.map(\.x) + labs.map(\.y) + labs.map(\.z) + labs.map { ($0.y * $0.y + $0.z * $0.z).squareRoot() }
+        sortedIDs = order.map { Int32($0) } + order.map { colours[$0] }
+    }
+
+    /// The number of entries.
+    public var count: Int { entries.count }
+
+    /// Entry `entry`'s name.
+    public func name(_ entry: Int32) -> String { entries[Int(entry)].name }
+
+    /// Entry `entry`'s L*a*b* (D50).
+    public func lab(_ entry: Int32) -> SIMD3<Double> { entries[Int(entry)].lab }
+
+    /// Entry `entry`'s name as a complete JSON string literal: quotes and escapes included.
+    public func jsonName(_ entry: Int32) -> String { jsonNames[Int(entry)] }
+
+    /// Entry `entry`'s name as a CSV field (RFC 4180): in quotes, its quotes doubled, only when it
+    /// holds a comma, a quote or a line break.
+    public func csvName(_ entry: Int32) -> String { csvNames[Int(entry)] }
+
+    /// Calls `body` with entry `entry`'s name in UTF-8, without allocating.
+    public func withUTF8Name<R>(_ entry: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let range = utf8Starts[Int(entry)]..<utf8Starts[Int(entry) + 1]
+        return try utf8.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+}
+
+/// The nearest palette entry to a colour, and the nearest of another colour.
+public struct PaletteMatch: Sendable, Hashable {
+    /// The nearest entry's number (its index in the palette's order); among entries equally
+    /// near, the first.
+    public var entry: Int32
+    /// CIEDE2000 from that entry to the colour, exactly as `CIELab.deltaE2000` gives it.
+    public var deltaE: Double
+    /// The nearest entry whose colour differs from `entry`'s (aliases of it do not count); -1 when
+    /// every entry has `entry`'s colour.
+    public var next: Int32
+    /// CIEDE2000 to `next`; NaN when there is none.
+    public var nextDeltaE: Double
+
+    public init(entry: Int32, deltaE: Double, next: Int32, nextDeltaE: Double) {
+        self.entry = entry
+        self.deltaE = deltaE
+        self.next = next
+        self.nextDeltaE = nextDeltaE
+    }
+}
+
+// MARK: - Search
+
+extension Palette {
+    /// The nearest entry to `lab` (CIELAB D50) by CIEDE2000 and the nearest of another colour,
+    /// as `matchByBruteForce` gives them (ties go to the lower entry number), without allocating.
+    /// A colour with a component that is not finite matches entry 0 at NaN, with no `next`.
+    public func match(_ lab: SIMD3<Double>) -> PaletteMatch {
+        guard lab.x.isFinite, lab.y.isFinite, lab.z.isFinite else {
+            return PaletteMatch(entry: 0, deltaE: .nan, next: -1, nextDeltaE: .nan)
+        }
+        let query = CIELab(l: lab.x, a: lab.y, b: lab.z)
+        let queryChroma = (lab.y * lab.y + lab.z * lab.z).squareRoot()
+        let n = count
+        // ΔE00 >= |ΔL*| / S_L, and S_L is largest at the mean L* farthest from 50: the entries'
+        // L* are in 0...100, so the mean is in L/2 ... L/2 + 50. A side of the scan stops once
+        // |ΔL*| exceeds this times the second-best ΔE00 (the margin covers rounding).
+        let farthest = max(abs(lab.x / 2 - 50), abs(lab.x / 2))
+        let stop = Self.sL(farthest * farthest) * (1 + 1e-9)
+        var best = (d: Double.infinity, entry: Int32(-1), colour: Int32(-1))
+        var second = (d: Double.infinity, entry: Int32(-1))
+        sorted.withUnsafeBufferPointer { values in
+            sortedIDs.withUnsafeBufferPointer { ids in
+                let l = values.baseAddress!, a = l + n, b = a + n, chroma = b + n
+                let entryOf = ids.baseAddress!, colourOf = entryOf + n
+                @inline(__always) func visit(_ i: Int) {
+                    let limit = second.d
+                    // Passed over only when it cannot be nearer than the second best.
+                    if limit.isFinite {
+                        let bound = Self.lowerBoundSquared(lab.x, lab.y, lab.z, queryChroma, l[i], a[i], b[i], chroma[i])
+                        if bound * (1 - 1e-9) > limit * limit { return }
+                    }
+                    let d = CIELab(l: l[i], a: a[i], b: b[i]).deltaE2000(query)
+                    let entry = entryOf[i], colour = colourOf[i]
+                    if d < best.d || (d == best.d && entry < best.entry) {
+                        if colour != best.colour { second = (best.d, best.entry) }
+                        best = (d, entry, colour)
+                    } else if colour != best.colour && (d < second.d || (d == second.d && entry < second.entry)) {
+                        second = (d, entry)
+                    }
+                }
+                // The first entry with L* >= the colour's, then outward, nearer L* first.
+                var low = 0, high = n
+                while low < high {
+                    let middle = (low + high) / 2
+                    if l[middle] < lab.x { low = middle + 1 } else { high = middle }
+                }
+                var up = low, down = low - 1
+                while true {
+                    let reach = stop * second.d
+                    let upOpen = up < n && !(l[up] - lab.x > reach)
+                    let downOpen = down >= 0 && !(lab.x - l[down] > reach)
+                    if upOpen && (!downOpen || l[up] - lab.x <= lab.x - l[down]) {
+                        visit(up)
+                        up += 1
+                    } else if downOpen {
+                        visit(down)
+                        down -= 1
+                    } else {
+                        break
+                    }
+                }
+            }
+        }
+        return PaletteMatch(
+            entry: best.entry, deltaE: best.d, next: second.entry, nextDeltaE: second.entry < 0 ? .nan : second.d)
+    }
+
+    /// `match` by comparing with every entry: the reference the search is tested against, and a
+    /// peer in the benchmarks. Allocates nothing either.
+    public func matchByBruteForce(_ lab: SIMD3<Double>) -> PaletteMatch {
+        guard lab.x.isFinite, lab.y.isFinite, lab.z.isFinite else {
+            return PaletteMatch(entry: 0, deltaE: .nan, next: -1, nextDeltaE: .nan)
+        }
+        let query = CIELab(l: lab.x, a: lab.y, b: lab.z)
+        var best = (d: Double.infinity, entry: -1)
+        for (index, entry) in entries.enumerated() {
+            let d = CIELab(l: entry.lab.x, a: entry.lab.y, b: entry.lab.z).deltaE2000(query)
+            if d < best.d { best = (d, index) }
+        }
+        var second = (d: Double.infinity, entry: -1)
+        let colour = entries[best.entry].lab
+        for (index, entry) in entries.enumerated() where entry.lab != colour {
+            let d = CIELab(l: entry.lab.x, a: entry.lab.y, b: entry.lab.z).deltaE2000(query)
+            if d < second.d { second = (d, index) }
+        }
+        return PaletteMatch(
+            entry: Int32(best.entry), deltaE: best.d, next: Int32(second.entry), nextDeltaE: second.entry < 0 ? .nan : second.d)
+    }
+
+    /// A lower bound on `first.deltaE2000(second)` that needs no trigonometry (Sharma, Wu and
+    /// Dalal's steps, cited at `deltaE2000`). Exact without trigonometry: ΔL', S_L, G, C'1, C'2,
+    /// ΔC', S_C, R_C and ΔH'^2 = Δa'^2 + Δb^2 - ΔC'^2 (since ΔH' = 2 sqrt(C'1 C'2) sin(Δh'/2)).
+    /// Only T and R_T need the hue, and over every hue T is in [0.3621, 1.5725] (so S_H is
+    /// bounded) and |R_T| <= R_C sin 60°, since Δθ is in (0°, 30°]. With x = |ΔC'|/S_C and
+    /// y = |ΔH'|/S_H, ΔE00^2 >= (ΔL'/S_L)^2 + x^2 + y^2 - r x y (r = R_C sin 60°), least over y in
+    /// its range at y = r x / 2 clamped to it.
+    package static func deltaE2000LowerBound(_ first: CIELab, _ second: CIELab) -> Double {
+        lowerBoundSquared(
+            first.l, first.a, first.b, (first.a * first.a + first.b * first.b).squareRoot(), second.l, second.a, second.b,
+            (second.a * second.a + second.b * second.b).squareRoot()
+        ).squareRoot()
+    }
+
+    /// The square of the bound above, from two colours' L*, a*, b* and C*ab.
+    @inline(__always)
+    private static func lowerBoundSquared(
+        _ l1: Double, _ a1: Double, _ b1: Double, _ c1: Double, _ l2: Double, _ a2: Double, _ b2: Double, _ c2: Double
+    ) -> Double {
+        let meanChroma = (c1 + c2) / 2
+        let meanChroma2 = meanChroma * meanChroma
+        let meanChroma7 = meanChroma2 * meanChroma2 * meanChroma2 * meanChroma
+        let g = 0.5 * (1 - (meanChroma7 / (meanChroma7 + twentyFive7)).squareRoot())
+        let a1p = (1 + g) * a1, a2p = (1 + g) * a2
+        let c1p = (a1p * a1p + b1 * b1).squareRoot(), c2p = (a2p * a2p + b2 * b2).squareRoot()
+        let deltaL = l2 - l1, deltaC = c2p - c1p, deltaA = a2p - a1p, deltaB = b2 - b1
+        let deltaH2 = max(deltaA * deltaA + deltaB * deltaB - deltaC * deltaC, 0)
+        let meanL = (l1 + l2) / 2, meanCp = (c1p + c2p) / 2
+        let meanCp2 = meanCp * meanCp
+        let meanCp7 = meanCp2 * meanCp2 * meanCp2 * meanCp
+        let r = 2 * (meanCp7 / (meanCp7 + twentyFive7)).squareRoot() * sin60
+        let lOffset = (meanL - 50) * (meanL - 50)
+        let lTerm = deltaL / sL(lOffset)
+        let x = abs(deltaC) / (1 + 0.045 * meanCp)
+        let deltaH = deltaH2.squareRoot()
+        let yLow = deltaH / (1 + 0.015 * meanCp * tMaximum), yHigh = deltaH / (1 + 0.015 * meanCp * tMinimum)
+        let y = min(max(r * x / 2, yLow), yHigh)
+        return max(lTerm * lTerm + x * x + y * y - r * x * y, 0)
+    }
+
+    /// CIEDE2000's S_L at a mean L* whose offset from 50, squared, is `offset2`.
+    @inline(__always)
+    private static func sL(_ offset2: Double) -> Double { 1 + 0.015 * offset2 / (20 + offset2).squareRoot() }
+
+    /// 25^7, as in `deltaE2000`.
+    private static let twentyFive7 = 6_103_515_625.0
+    /// sin 60°, rounded up.
+    private static let sin60 = 0.866_025_403_784_439
+    /// T's range over every hue, widened: its least and greatest on a 10^-4 degree grid are
+    /// 0.362055 and 1.572472, and T changes by less than 0.05 a degree.
+    private static let tMinimum = 0.36
+    private static let tMaximum = 1.58
+}
+
+// MARK: - Files
+
+extension Palette {
+    /// Reads a palette file: a JSON array of `{"name": ..., "lab": [L, a, b]}` (D50),
+    /// `{"name": ..., "srgb": [r, g, b]}` (0...255, fractions allowed) or
+    /// `{"name": ..., "hex": "#rrggbb"}`, mixed as you like; or CSV with a header row of
+    /// `name,lab_l,lab_a,lab_b`, `name,srgb_r,srgb_g,srgb_b` or `name,hex`. The first character
+    /// that is not a space says which: `[` is JSON. sRGB colours become L*a*b* D50 exactly as
+    /// `--target '#rrggbb'` does.
+    public static func load(path: String) throws(PaletteFileError) -> Palette {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileDescriptor.readWholeFile(path)
+        } catch {
+            throw .unreadable(path: path, error)
+        }
+        return try decode(bytes, path: path)
+    }
+
+    /// Reads palette JSON or CSV from `bytes`; `path` names them in errors.
+    public static func decode(_ bytes: [UInt8], path: String?) throws(PaletteFileError) -> Palette {
+        var start = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // a UTF-8 byte order mark, as spreadsheets write
+        let first = bytes[start...].first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if first == UInt8(ascii: "[") {
+            return try Palette(entries: decodeJSON(Array(bytes[start...]), path: path), path: path)
+        }
+        let (entries, lines) = try decodeCSV(bytes[start...], path: path)
+        return try Palette(entries: entries, path: path, location: { .line(lines[$0]) })
+    }
+
+    private static func decodeJSON(_ bytes: [UInt8], path: String?) throws(PaletteFileError) -> [Entry] {
+        do {
+            return try JSONDecoder().decode(JSONPalette.self, from: Data(bytes)).entries
+        } catch let located as PaletteProblem {
+            throw .malformed(path: path, at: .entry(located.at), reason: located.reason)
+        } catch {
+            var why = "\(error)"
+            if case DecodingError.dataCorrupted(let context) = error {
+                why = context.debugDescription + (context.underlyingError.map { " (\($0))" } ?? "")
+            }
+            throw .malformed(
+                path: path, at: nil, reason: "it is not a JSON array of entries: \(why): give [{\"name\": ..., \"hex\": \"#rrggbb\"}, ...]")
+        }
+    }
+
+    private static func decodeCSV(_ bytes: ArraySlice<UInt8>, path: String?) throws(PaletteFileError) -> ([Entry], [Int]) {
+        func fail(_ line: Int?, _ reason: String) -> PaletteFileError {
+            .malformed(path: path, at: line.map { .line($0) }, reason: reason)
+        }
+        let records: [(line: Int, fields: [String])]
+        do throws(PaletteProblem) {
+            records = try csvRecords(bytes)
+        } catch {
+            throw fail(error.at, error.reason)
+        }
+        guard let header = records.first else {
+            throw fail(
+                nil,
+                "it is empty: give a JSON array, or CSV with a header row name,hex (or name,lab_l,lab_a,lab_b or name,srgb_r,srgb_g,srgb_b)"
+            )
+        }
+        let columns = header.fields.map(trimmed)
+        func column(_ name: String) -> Int? { columns.firstIndex(of: name) }
+        let kinds: [(name: String, columns: [String])] = [
+            ("lab", ["lab_l", "lab_a", "lab_b"]), ("srgb", ["srgb_r", "srgb_g", "srgb_b"]), ("hex", ["hex"]),
+        ]
+        let present = kinds.filter { kind in kind.columns.contains { column($0) != nil } }
+        let usage = "give name,hex or name,lab_l,lab_a,lab_b (D50) or name,srgb_r,srgb_g,srgb_b (0...255)"
+        guard let nameColumn = column("name") else {
+            throw fail(header.line, "the header row \(columns.joined(separator: ",")) has no column name: \(usage)")
+        }
+        guard present.count == 1, let kind = present.first else {
+            throw fail(
+                header.line,
+                "the header row \(columns.joined(separator: ",")) "
+                    + (present.isEmpty ? "has no colour columns" : "mixes \(present.map(\.name).joined(separator: " and ")) columns")
+                    + ": \(usage)")
+        }
+        let missing = kind.columns.filter { column($0) == nil }
+        guard missing.isEmpty else {
+            throw fail(header.line, "the header row has no column \(missing.joined(separator: ", ")): \(usage)")
+        }
+        let known = Set(["name"] + kind.columns)
+        if let unknown = columns.first(where: { !known.contains($0) }) {
+            throw fail(header.line, "the header row has a column \(JSONText.string(unknown)) that palettes do not have: \(usage)")
+        }
+        let valueColumns = kind.columns.map { column($0)! }
+        var entries: [Entry] = []
+        var lines: [Int] = []
+        for record in records.dropFirst() {
+            guard record.fields.count == columns.count else {
+                throw fail(
+                    record.line, "it has \(record.fields.count) fields, the header \(columns.count): quote a name that holds a comma")
+            }
+            let name = record.fields[nameColumn]
+            let values = valueColumns.map { trimmed(record.fields[$0]) }
+            let lab: SIMD3<Double>
+            do throws(PaletteProblem) {
+                switch kind.name {
+                case "hex": lab = try labOfHex(values[0])
+                case "srgb": lab = try labOfSRGB(values.map { Double($0) }, text: values)
+                default:
+                    let numbers = values.map { Double($0) }
+                    guard let l = numbers[0], let a = numbers[1], let b = numbers[2] else {
+                        throw PaletteProblem(
+                            at: 0, reason: "lab_l, lab_a, lab_b are \(values.joined(separator: ", ")): give three numbers")
+                    }
+                    lab = SIMD3(l, a, b)
+                }
+            } catch {
+                throw fail(record.line, "\(JSONText.string(name)): \(error.reason)")
+            }
+            entries.append(Entry(name: name, lab: lab))
+            lines.append(record.line)
+        }
+        return (entries, lines)
+    }
+
+    /// The L*a*b* D50 of `#rrggbb`, as `--target` gives it.
+    fileprivate static func labOfHex(_ text: String) throws(PaletteProblem) -> SIMD3<Double> {
+        guard let color = RGB8(hexadecimal: text) else {
+            throw PaletteProblem(at: 0, reason: "the hex colour \(JSONText.string(text)) is not #rrggbb")
+        }
+        let lab = SRGB.xyzD50(color).lab(white: .d50)
+        return SIMD3(lab.l, lab.a, lab.b)
+    }
+
+    /// The L*a*b* D50 of sRGB values in 0...255; `text` is what the file says, for the message.
+    fileprivate static func labOfSRGB(_ values: [Double?], text: [String]) throws(PaletteProblem) -> SIMD3<Double> {
+        let numbers = values.compactMap { $0 }
+        guard numbers.count == 3, numbers.allSatisfy({ (0...255).contains($0) }) else {
+            throw PaletteProblem(at: 0, reason: "the sRGB values are \(text.joined(separator: ", ")): give three numbers in 0...255")
+        }
+        let lab = SRGB.xyzD50(encoded: SIMD3(numbers[0], numbers[1], numbers[2]) / 255).lab(white: .d50)
+        return SIMD3(lab.l, lab.a, lab.b)
+    }
+}
+
+/// What is wrong, and where: the entry (numbered from 1) of a JSON palette or the line of a CSV
+/// one; 0 until the caller that knows says. Never leaves this file: `PaletteFileError` says it.
+private struct PaletteProblem: Error {
+    var at: Int
+    var reason: String
+}
+
+/// The JSON form: an array of entries, each decoded with its number at hand.
+private struct JSONPalette: Decodable {
+    var entries: [Palette.Entry] = []
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd {
+            let number = container.currentIndex + 1
+            do {
+                entries.append(try container.decode(JSONEntry.self).entry)
+            } catch let problem as PaletteProblem {
+                throw PaletteProblem(at: number, reason: problem.reason)
+            } catch is DecodingError {
+                throw PaletteProblem(at: number, reason: "it is not an object: give {\"name\": ..., \"hex\": \"#rrggbb\"}")
+            }
+        }
+    }
+}
+
+private struct JSONEntry: Decodable {
+    var entry: Palette.Entry
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let keys = Set(container.allKeys.map(\.stringValue))
+        let usage = "give \"name\" and one of \"lab\": [L, a, b] (D50), \"srgb\": [r, g, b] (0...255) or \"hex\": \"#rrggbb\""
+        if let unknown = keys.subtracting(["name", "lab", "srgb", "hex"]).sorted().first {
+            throw PaletteProblem(at: 0, reason: "it has a field \(JSONText.string(unknown)) that palettes do not have: \(usage)")
+        }
+        guard let name = try? container.decode(String.self, forKey: Key(stringValue: "name")) else {
+            throw PaletteProblem(
+                at: 0, reason: keys.contains("name") ? "its \"name\" is not a string: \(usage)" : "it has no \"name\": \(usage)")
+        }
+        let colours = keys.intersection(["lab", "srgb", "hex"]).sorted()
+        guard colours.count == 1, let kind = colours.first else {
+            throw PaletteProblem(
+                at: 0,
+                reason: "\(JSONText.string(name)) has "
+                    + (colours.isEmpty ? "no colour" : colours.map { "\"\($0)\"" }.joined(separator: " and ")) + ": \(usage)")
+        }
+        let key = Key(stringValue: kind)
+        let lab: SIMD3<Double>
+        do {
+            switch kind {
+            case "hex":
+                guard let text = try? container.decode(String.self, forKey: key) else {
+                    throw PaletteProblem(at: 0, reason: "its \"hex\" is not a string: give \"#rrggbb\"")
+                }
+                lab = try Palette.labOfHex(text)
+            default:
+                guard let numbers = try? container.decode([Double].self, forKey: key), numbers.count == 3 else {
+                    throw PaletteProblem(at: 0, reason: "its \"\(kind)\" is not an array of three numbers: \(usage)")
+                }
+                if kind == "lab" {
+                    lab = SIMD3(numbers[0], numbers[1], numbers[2])
+                } else {
+                    lab = try Palette.labOfSRGB(numbers, text: numbers.map { "\($0)" })
+                }
+            }
+        } catch let problem as PaletteProblem {
+            throw PaletteProblem(at: 0, reason: "\(JSONText.string(name)): \(problem.reason)")
+        }
+        entry = Palette.Entry(name: name, lab: lab)
+    }
+}
+
+// MARK: - CSV
+
+/// RFC 4180 records: fields split at commas, a field in double quotes may hold commas, line
+/// breaks and doubled quotes; CRLF or LF ends a record; empty lines are skipped. Each record
+/// with the line it starts on.
+private func csvRecords(_ bytes: ArraySlice<UInt8>) throws(PaletteProblem) -> [(line: Int, fields: [String])] {
+    let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), newline = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+    var records: [(line: Int, fields: [String])] = []
+    var fields: [String] = []
+    var field: [UInt8] = []
+    var line = 1, recordLine = 1
+    var index = bytes.startIndex
+    var quoted = false, wasQuoted = false
+    func endField() throws(PaletteProblem) {
+        guard let text = String(validating: field, as: UTF8.self) else {
+            throw PaletteProblem(at: recordLine, reason: "a field is not UTF-8: save the file as UTF-8")
+        }
+        fields.append(text)
+        field.removeAll(keepingCapacity: true)
+        wasQuoted = false
+    }
+    func endRecord() throws(PaletteProblem) {
+        try endField()
+        if !(fields.count == 1 && fields[0].isEmpty) { records.append((recordLine, fields)) }
+        fields.removeAll()
+    }
+    while index < bytes.endIndex {
+        let byte = bytes[index]
+        index += 1
+        if quoted {
+            if byte == quote {
+                if index < bytes.endIndex && bytes[index] == quote {
+                    field.append(quote)
+                    index += 1
+                } else {
+                    quoted = false
+                }
+            } else {
+                if byte == newline { line += 1 }
+                field.append(byte)
+            }
+            continue
+        }
+        switch byte {
+        case quote where field.isEmpty && !wasQuoted:
+            quoted = true
+            wasQuoted = true
+        case quote:
+            throw PaletteProblem(
+                at: line, reason: "a quote inside an unquoted field: put the whole field in quotes, and double the quotes in it")
+        case comma: try endField()
+        case cr where index < bytes.endIndex && bytes[index] == newline: continue
+        case newline:
+            try endRecord()
+            line += 1
+            recordLine = line
+        default:
+            guard !wasQuoted else {
+                throw PaletteProblem(
+                    at: line, reason: "text after a closing quote: put the whole field in quotes, and double the quotes in it")
+            }
+            field.append(byte)
+        }
+    }
+    guard !quoted else { throw PaletteProblem(at: recordLine, reason: "a quoted field is never closed: add its closing quote") }
+    try endRecord()
+    return records
+}
+
+/// `text` as an RFC 4180 field: in quotes, with its quotes doubled, only when it needs them.
+private func csvField(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
+        return text
+    }
+    return "\"" + text.replacing("\"", with: "\"\"") + "\""
+}
+
+/// `text` without the spaces and tabs around it.
+private func trimmed(_ text: String) -> String {
+    String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+}
+
+// MARK: - Errors
+
+/// A palette that cannot be used: which file, which entry or line, what is wrong and what to do.
+public enum PaletteFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Where in the file: an entry of a JSON palette (or of entries given in code), numbered from
+    /// 1, or a line of a CSV one.
+    public enum Location: Hashable, Sendable, CustomStringConvertible {
+        case entry(Int)
+        case line(Int)
+
+        public var description: String {
+            switch self {
+            case .entry(let number): "entry \(number)"
+            case .line(let number): "line \(number)"
+            }
+        }
+    }
+
+    case unreadable(path: String, SystemCallError)
+    /// `path` is nil for entries given in code.
+    case malformed(path: String?, at: Location?, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let error):
+            let advice =
+                switch error.cause {
+                case .notFound: "check the path (the palettes that come with eyedropper are in /usr/share/eyedropper/palettes)"
+                case .notPermitted: "check the permissions of the file and its directory"
+                case .isDirectory: "give the path of a file"
+                case .other: "check the file"
+                }
+            return "cannot read the palette \(path): \(error.text): \(advice)"
+        case .malformed(let path, let location, let reason):
+            return "the palette" + (path.map { " \($0)" } ?? "") + (location.map { ", \($0)," } ?? "") + " is not usable: \(reason)"
+        }
+    }
+}
+
+extension PaletteFileError: ExitStatusError {
+    /// As for any input file: 66 missing, 77 not permitted, 65 damaged or unreadable otherwise.
+    public var exitStatus: Int32 {
+        switch self {
+        case .unreadable(_, let error): error.inputExitStatus
+        case .malformed: 65
+        }
+    }
+}
