@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCalibration
 import EyedropperJPEG
+import EyedropperPipeline
 
 /// `WxH`, both at least 1.
 struct FrameSize: ExpressibleByArgument, Hashable {
@@ -184,6 +185,33 @@ struct CalibrationOptions: ParsableArguments {
         }
         if let moved = reference?.moved { StandardError.writeLine("eyedropper: warning: \(moved)") }
         return (loaded, try target.map { try ColorTarget(parsing: $0, tolerance: tolerance) }, reference)
+    }
+}
+
+/// Named colours: shared by `sample` and `serve`.
+struct PaletteOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Name each sample by its nearest colour (CIEDE2000) in FILE: JSON [{\"name\":\"red\",\"lab\":[L,a,b]}, ...] (L*a*b* D50, or \"srgb\":[r,g,b] or \"hex\":\"#rrggbb\" instead of \"lab\"), or CSV with a header name,lab_l,lab_a,lab_b (or name,srgb_r,srgb_g,srgb_b or name,hex). Each sample gains \"nearest\".",
+            valueName: "FILE"))
+    var palette: String?
+
+    @Option(help: ArgumentHelp("Past this CIEDE2000 from the nearest colour, a sample is named unknown (needs --palette).", valueName: "DE"))
+    var maxDeltaE: Double?
+
+    func validate() throws {
+        if let maxDeltaE {
+            guard palette != nil else { throw ValidationError("--max-delta-e needs --palette FILE: the colours to name samples by") }
+            guard maxDeltaE.isFinite, maxDeltaE >= 0 else {
+                throw ValidationError("--max-delta-e must be a CIEDE2000 of 0 or more, got \(maxDeltaE)")
+            }
+        }
+    }
+
+    /// The palette, read and checked; nil without --palette.
+    func load() throws -> PaletteSettings? {
+        guard let palette else { return nil }
+        return PaletteSettings(palette: try Palette.load(path: palette), maxDeltaE: maxDeltaE)
     }
 }
 

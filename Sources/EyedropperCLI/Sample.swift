@@ -60,6 +60,15 @@ struct Sample: ParsableCommand {
             profile's alone. Past --max-drift the state is drift (still applied), and with \
             --target the exit status is 1 as for a sample off target. csv adds \
             ref_gain_r,ref_gain_g,ref_gain_b,ref_delta_e,ref_applied,ref_state.
+
+            --palette FILE names each sample by the nearest of FILE's colours (CIEDE2000, exact), \
+            by its calibrated colour with --profile, else by its camera colour read as sRGB: \
+            "nearest":{"name":"red","deltaE":1.23,"next":"crimson","margin":4.1,"of":"calibrated"}. \
+            margin is the next colour's ΔE minus the nearest's: below about 1 the name is one \
+            just-noticeable difference from changing. Past --max-delta-e the name is "unknown", \
+            next the nearest colour and margin how far past. CSS's 148 named colours and the \
+            ColorChecker's 24 patches come with the package (/usr/share/eyedropper/palettes). csv \
+            adds nearest,nearest_delta_e,next,margin,nearest_of.
             """
     )
 
@@ -68,6 +77,8 @@ struct Sample: ParsableCommand {
     @OptionGroup var sampling: PointOptions
 
     @OptionGroup var calibration: CalibrationOptions
+
+    @OptionGroup var naming: PaletteOptions
 
     /// MQTT and OSC: where each line goes besides stdout.
     @OptionGroup(title: "Outputs") var outputs: OutputOptions
@@ -98,6 +109,7 @@ struct Sample: ParsableCommand {
 
     func run() throws {
         let calibrated = try calibration.load()
+        let palette = try naming.load()
         let configuration = try input.configuration()
         // The test pattern's default of one frame would make every block a single frame.
         let limit = frames ?? (configuration.source == .testPattern ? average : nil)
@@ -109,10 +121,10 @@ struct Sample: ParsableCommand {
         defer { sinks?.close() }
         var pipeline = FramePipeline(
             points: points, radius: sampling.radius, profile: calibrated?.profile, target: calibrated?.target,
-            reference: calibrated?.reference, average: average, driverClock: configuration.source.isCamera)
+            reference: calibrated?.reference, palette: palette, average: average, driverClock: configuration.source.isCamera)
         var lines = SampleLines(
             format: format, block: average != nil, swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated != nil,
-            target: calibrated?.target != nil, reference: calibrated?.reference != nil)
+            target: calibrated?.target != nil, reference: calibrated?.reference != nil, palette: palette != nil)
         /// Each reading goes to stdout and to the outputs; with a target, the last says the exit status.
         var lastLinePassed: Bool?
         func write(_ reading: Reading?) {
@@ -159,8 +171,8 @@ private struct SampleLines {
     private var shownColorimetry: Colorimetry?
 
     /// Prints the CSV header: its columns follow `block` (--average), `profile`, `target` and
-    /// `reference`.
-    init(format: SampleFormat, block: Bool, swatches: Bool, profile: Bool, target: Bool, reference: Bool) {
+    /// `reference` and `palette`.
+    init(format: SampleFormat, block: Bool, swatches: Bool, profile: Bool, target: Bool, reference: Bool, palette: Bool) {
         self.format = format
         self.swatches = swatches
         if format == .csv {
@@ -173,6 +185,7 @@ private struct SampleLines {
                 columns += ["xyz_x", "xyz_y", "xyz_z", "cal_l", "cal_a", "cal_b", "srgb_r", "srgb_g", "srgb_b", "srgb_hex", "in_gamut"]
             }
             if target { columns += ["delta_e", "pass"] }
+            if palette { columns += ["nearest", "nearest_delta_e", "next", "margin", "nearest_of"] }
             if reference { columns += ["ref_gain_r", "ref_gain_g", "ref_gain_b", "ref_delta_e", "ref_applied", "ref_state"] }
             Swift.print(columns.joined(separator: ","))
         }
@@ -209,6 +222,15 @@ private struct SampleLines {
                         + [lab.l, lab.a, lab.b, srgb.x, srgb.y, srgb.z].map { DecimalText.fixed($0, 2) }
                     fields += [color.srgb8.hex, "\(color.inGamut)"]
                     if let deltaE = calibrated.deltaE, let pass = calibrated.pass { fields += [DecimalText.fixed(deltaE, 2), "\(pass)"] }
+                }
+                if index < reading.names.count, let palette = reading.palette?.palette {
+                    let name = reading.names[index]
+                    fields += [
+                        name.entry.map { palette.csvName($0) } ?? NamedColor.unknownName,
+                        name.match.deltaE.isFinite ? DecimalText.fixed(name.match.deltaE, 2) : "",
+                        name.next.map { palette.csvName($0) } ?? "", name.margin.map { DecimalText.fixed($0, 2) } ?? "",
+                        name.calibrated ? "calibrated" : "camera",
+                    ]
                 }
                 if let reference = reading.reference {
                     let gains = reference.gains
@@ -248,10 +270,22 @@ private struct SampleLines {
                         + "hsv \(DecimalText.fixed(hsv.hue, 0))° \(DecimalText.fixed(hsv.saturation * 100, 0))% \(DecimalText.fixed(hsv.value * 100, 0))%  "
                         + "lab \(DecimalText.fixed(lab.l, 1)) \(DecimalText.fixed(lab.a, 1)) \(DecimalText.fixed(lab.b, 1))  "
                         + "mean \(DecimalText.fixed(mean.r, 1)) \(DecimalText.fixed(mean.g, 1)) \(DecimalText.fixed(mean.b, 1)) ± \(DecimalText.fixed(sd.r, 1)) \(DecimalText.fixed(sd.g, 1)) \(DecimalText.fixed(sd.b, 1))"
-                        + clipped + calibratedText)
+                        + clipped + calibratedText + Self.text(reading, index))
             }
             if let reference = reading.reference { Swift.print("\(frameText)  \(Self.text(reference))") }
         }
+    }
+
+    /// `  ≈ red ΔE 1.2 (next crimson +4.1)`: sample `index`'s name, or nothing without a palette.
+    static func text(_ reading: Reading, _ index: Int) -> String {
+        guard index < reading.names.count, let palette = reading.palette?.palette else { return "" }
+        let name = reading.names[index]
+        let deltaE = DecimalText.fixed(name.match.deltaE, 1)
+        guard let entry = name.entry else {
+            return "  ≈ unknown (nearest \(palette.name(name.match.entry)) ΔE \(deltaE))"
+        }
+        let next = name.next.map { next in " (next \(palette.name(next)) +\(DecimalText.fixed(name.margin ?? 0, 1)))" } ?? ""
+        return "  ≈ \(palette.name(entry)) ΔE \(deltaE)\(next)"
     }
 
     /// The reference's line for people: what was applied and how far the light moved, or why not.

@@ -3,8 +3,8 @@ import EyedropperCalibration
 
 /// What happens to a lent frame, once, for `eyedropper sample`, serve's capture loop and
 /// `GET /api/v1/sample`: sample the points (and a white reference), calibrate them (with a
-/// profile, corrected by the reference, and a target's ΔE and pass), check the frame against the
-/// profile, stamp its time, and give back a `Reading`. With `average`, frames are added up into
+/// profile, corrected by the reference, and a target's ΔE and pass), name them from a palette,
+/// check the frame against the profile, stamp its time, and give back a `Reading`. With `average`, frames are added up into
 /// blocks and a reading is given per block.
 ///
 /// Its storage (samples, calibrated samples, the block's totals, the sampler's buffer) is made
@@ -17,6 +17,9 @@ public struct FramePipeline {
     /// A reference patch in view, read with the points in every frame (or block), that corrects
     /// the calibrated colours for the light's change since the profile was made.
     public private(set) var reference: WhiteReference?
+    /// `--palette`: each sample is named by its nearest entry (by its calibrated colour with a
+    /// profile, else by its camera colour read as sRGB).
+    public let palette: PaletteSettings?
     /// Frames per block with `--average`; nil: a reading per frame.
     public let blockSize: Int?
     /// Whether frame timestamps are a camera driver's (the monotonic clock), for `FrameTime`.
@@ -31,6 +34,7 @@ public struct FramePipeline {
     /// A block's samples: apart from `samples`, which the frame that closes a block holds.
     private var blockSamples: [ColorSample] = []
     private var calibrated: [CalibratedSample] = []
+    private var names: [NamedColor] = []
     private var frameCheck: CameraProfile.FrameCheck?
     private var block: SampleAverage
     /// The size of the block's first frame.
@@ -38,7 +42,7 @@ public struct FramePipeline {
 
     public init(
         points: [SamplePoint], radius: Int, profile: CameraProfile? = nil, target: ColorTarget? = nil,
-        reference: WhiteReference? = nil, average: Int? = nil, driverClock: Bool, sampler: ColorSampler = ColorSampler()
+        reference: WhiteReference? = nil, palette: PaletteSettings? = nil, average: Int? = nil, driverClock: Bool, sampler: ColorSampler = ColorSampler()
     ) {
         precondition(average.map { $0 >= 1 } ?? true, "a block of \(average ?? 0) frames")
         self.points = points
@@ -48,6 +52,7 @@ public struct FramePipeline {
         // The reference corrects what its own profile makes of the samples.
         self.reference = profile == nil ? nil : reference
         samplePoints = points + (self.reference.map { [$0.point] } ?? [])
+        self.palette = palette
         blockSize = average
         self.driverClock = driverClock
         self.sampler = sampler
@@ -106,9 +111,19 @@ public struct FramePipeline {
     ) -> Reading {
         let referenceReading = referenceStatistics.flatMap { reference?.assess($0) }
         if let profile { profile.calibrate(samples, target: target, reference: referenceReading, into: &calibrated) }
+        names.removeAll(keepingCapacity: true)
+        if let palette {
+            for index in samples.indices {
+                names.append(
+                    index < calibrated.count
+                        ? palette.name(calibrated[index].color.lab, calibrated: true)
+                        : palette.name(PaletteSettings.cameraLab(samples[index].statistics.mean), calibrated: false))
+            }
+        }
         return Reading(
             frame: frame, frames: frames, timestamp: timestamp,
             time: FrameTime.wallClock(timestamp: timestamp, fromDriver: driverClock), colorimetry: colorimetry,
-            width: width, height: height, samples: samples, calibrated: calibrated, reference: referenceReading)
+            width: width, height: height, samples: samples, calibrated: calibrated, reference: referenceReading,
+            names: names, palette: palette)
     }
 }

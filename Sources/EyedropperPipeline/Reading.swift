@@ -25,6 +25,10 @@ public struct Reading {
     public var calibrated: [CalibratedSample]
     /// With a white reference: what it read in this frame and what was applied.
     public var reference: ReferenceReading?
+    /// With `--palette`: one per sample, in order; empty without.
+    public var names: [NamedColor]
+    /// The palette `names` index.
+    public var palette: PaletteSettings?
     /// The JSON line, without its newline (`SampleJSON.object`): what `sample --format json`
     /// prints, the HTTP sample body, the SSE event's data and the MQTT payload. Made once per
     /// reading, as the one text every JSON consumer shares.
@@ -32,7 +36,8 @@ public struct Reading {
 
     public init(
         frame: Int, frames: Int? = nil, timestamp: Double, time: Double, colorimetry: Colorimetry, width: Int, height: Int,
-        samples: [ColorSample], calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil
+        samples: [ColorSample], calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil,
+        names: [NamedColor] = [], palette: PaletteSettings? = nil
     ) {
         self.frame = frame
         self.frames = frames
@@ -44,8 +49,11 @@ public struct Reading {
         self.samples = samples
         self.calibrated = calibrated
         self.reference = reference
+        self.names = names
+        self.palette = palette
         json = SampleJSON.object(
             frame: frame, frames: frames, timestamp: timestamp, colorimetry: colorimetry, samples: samples,
-            calibrated: calibrated, reference: reference)
+            calibrated: calibrated, reference: reference, names: names,
+            palette: palette?.palette)
     }
 }

@@ -15,10 +15,12 @@ public enum SampleJSON {
     /// decimals, the others 2) and, with a target, `"deltaE":D,"pass":B`. `reference` (a white
     /// reference's reading) adds after the samples `"reference":{"x":..,"y":..,"mean":[R,G,B],"sd":[R,G,B],
     /// "n":N,"clipped":C,"gains":[r,g,b],"deltaE":D,"applied":B,"state":"..","model":".."}`, gains with 4
-    /// decimals.
+    /// decimals. `names` (from `palette`, one per sample) adds to each sample, last,
+    /// `"nearest":{"name":"..","deltaE":D,"next":".."|null,"margin":M|null,"of":"calibrated"|"camera"}`.
     public static func object(
         frame: Int, frames: Int? = nil, timestamp: Double, colorimetry: Colorimetry, samples: [ColorSample],
-        calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil
+        calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil, names: [NamedColor] = [],
+        palette: Palette? = nil
     ) -> String {
         let fields = samples.indices.map { index in
             let sample = samples[index]
@@ -26,11 +28,22 @@ public enum SampleJSON {
             return #"{"x":\#(point.x),"y":\#(point.y),"r":\#(color.r),"g":\#(color.g),"b":\#(color.b),"hex":"\#(color.hex)","#
                 + #""mean":\#(triple(statistics.mean)),"sd":\#(triple(statistics.standardDeviation)),"#
                 + #""n":\#(statistics.count),"clipped":\#(statistics.clipped)"#
-                + (index < calibrated.count ? Self.calibrated(calibrated[index]) : "") + "}"
+                + (index < calibrated.count ? Self.calibrated(calibrated[index]) : "")
+                + (index < names.count ? palette.map { Self.nearest(names[index], $0) } ?? "" : "") + "}"
         }
         let block = frames.map { #","frames":\#($0)"# } ?? ""
         return
             #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]\#(reference.map(Self.reference) ?? "")}"#
+    }
+
+    /// `,"nearest":{...}`: names made JSON once, when the palette was read.
+    private static func nearest(_ name: NamedColor, _ palette: Palette) -> String {
+        let next = name.next.map { palette.jsonName($0) } ?? "null"
+        let margin = name.margin.map { DecimalText.fixed($0, 2) } ?? "null"
+        let deltaE = name.match.deltaE.isFinite ? DecimalText.fixed(name.match.deltaE, 2) : "null"
+        return
+            #","nearest":{"name":\#(name.entry.map { palette.jsonName($0) } ?? #""unknown""#),"deltaE":\#(deltaE),"#
+            + #""next":\#(next),"margin":\#(margin),"of":"\#(name.calibrated ? "calibrated" : "camera")"}"#
     }
 
     /// `,"reference":{...}`.
