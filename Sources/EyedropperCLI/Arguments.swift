@@ -196,7 +196,8 @@ struct PaletteOptions: ParsableArguments {
             valueName: "FILE"))
     var palette: String?
 
-    @Option(help: ArgumentHelp("Past this CIEDE2000 from the nearest colour, a sample is named unknown (needs --palette).", valueName: "DE"))
+    @Option(
+        help: ArgumentHelp("Past this CIEDE2000 from the nearest colour, a sample is named unknown (needs --palette).", valueName: "DE"))
     var maxDeltaE: Double?
 
     func validate() throws {

@@ -42,7 +42,8 @@ public struct FramePipeline {
 
     public init(
         points: [SamplePoint], radius: Int, profile: CameraProfile? = nil, target: ColorTarget? = nil,
-        reference: WhiteReference? = nil, palette: PaletteSettings? = nil, average: Int? = nil, driverClock: Bool, sampler: ColorSampler = ColorSampler()
+        reference: WhiteReference? = nil, palette: PaletteSettings? = nil, average: Int? = nil, driverClock: Bool,
+        sampler: ColorSampler = ColorSampler()
     ) {
         precondition(average.map { $0 >= 1 } ?? true, "a block of \(average ?? 0) frames")
         self.points = points
