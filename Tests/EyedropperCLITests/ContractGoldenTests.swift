@@ -16,6 +16,9 @@ import Testing
     }
 
     static let fixed = Golden.directory + "/fixed.y4m"
+    /// The palettes the package ships.
+    static let css = Golden.directory + "/../../Packaging/palettes/css-named-colors.json"
+    static let colorChecker = Golden.directory + "/../../Packaging/palettes/colorchecker-classic-24.json"
 
     static let cases: [Case] =
         [
@@ -60,6 +63,49 @@ import Testing
                 arguments: [
                     "sample", "--source", "testpattern", "--format", "text", "--at", "0.05,0.3", "--profile", "$PROFILE", "--target",
                     "50,0,0",
+                ]),
+            // A white reference (its colour given, as $PROFILE recorded none) and named colours.
+            Case(
+                name: "sample-reference-json",
+                arguments: [
+                    "sample", "--source", "testpattern", "--at", "0.3125,0.25", "--radius", "2", "--profile", "$PROFILE",
+                    "--white-reference", "0.0625,0.25", "--white-reference-lab", "80,0,0",
+                ]),
+            Case(
+                name: "sample-reference-csv",
+                arguments: [
+                    "sample", "--source", "testpattern", "--format", "csv", "--at", "0.3125,0.25", "--profile", "$PROFILE",
+                    "--white-reference", "0.0625,0.25", "--white-reference-lab", "80,0,0", "--reference-model", "diagonal",
+                ]),
+            Case(
+                name: "sample-reference-drift-text",
+                arguments: [
+                    "sample", "--source", "testpattern", "--format", "text", "--at", "0.3125,0.25", "--profile", "$PROFILE",
+                    "--white-reference", "0.0625,0.25", "--white-reference-lab", "70,0,0", "--max-drift", "1", "--target", "50,0,0",
+                    "--tolerance", "100",
+                ]),
+            Case(
+                name: "sample-palette-json",
+                arguments: [
+                    "sample", "--source", "testpattern", "--at", "0.0625,0.25", "--at", "0.3125,0.25", "--palette", css, "--max-delta-e",
+                    "3",
+                ]),
+            Case(
+                name: "sample-palette-csv",
+                arguments: [
+                    "sample", "--source", "testpattern", "--format", "csv", "--at", "0.0625,0.25", "--profile", "$PROFILE", "--palette",
+                    colorChecker,
+                ]),
+            Case(
+                name: "sample-palette-text",
+                arguments: [
+                    "sample", "--source", "testpattern", "--format", "text", "--at", "0.0625,0.25", "--at", "0.3125,0.25", "--palette", css,
+                ]),
+            Case(
+                name: "calibrate-white-reference",
+                arguments: [
+                    "calibrate", "--source", "$SCRATCH/chart.y4m", "--matrix", "bt601", "--frames", "2", "--out", "$SCRATCH/made.json",
+                    "--white-reference", "0.05,0.5", "$CORNERS",
                 ]),
             // The other jobs.
             Case(name: "snapshot-fixed", arguments: ["snapshot", "--source", fixed, "--frames", "2", "--out", "$SCRATCH/frame-%d.jpg"]),
@@ -113,6 +159,12 @@ import Testing
             Case(
                 name: "error-unwritable-snapshot",
                 arguments: ["snapshot", "--source", fixed, "--frames", "1", "--out", "/nonexistent/dir/f.jpg"]),
+            Case(name: "error-white-reference-without-profile", arguments: ["sample", "--white-reference", "0.5,0.5"]),
+            Case(
+                name: "error-white-reference-not-recorded", arguments: ["sample", "--profile", "$PROFILE", "--white-reference", "0.5,0.5"]),
+            Case(name: "error-missing-palette", arguments: ["sample", "--palette", "$SCRATCH/none.json"]),
+            Case(name: "error-bad-palette", arguments: ["sample", "--palette", "$SCRATCH/bad-palette.csv"]),
+            Case(name: "error-max-delta-e-without-palette", arguments: ["sample", "--max-delta-e", "3"]),
             Case(name: "error-missing-device", arguments: ["sample", "--source", "/dev/eyedropper-no-such-camera"]),
             Case(name: "error-serve-bad-listen", arguments: ["serve", "--listen", "127.0.0.1:70000"]),
             Case(name: "error-serve-open-without-token", arguments: ["serve", "--listen", "0.0.0.0:0"]),
@@ -158,6 +210,7 @@ import Testing
         try ScratchDirectory.write(profile.json(), to: scratch.file("profile.json"))
         try writeDamagedProfile(from: scratch.file("profile.json"), to: scratch.file("damaged-profile.json"))
         try ScratchDirectory.write(Array("YUV4MPEG2 W64 Hx F25:1\n".utf8), to: scratch.file("damaged.y4m"))
+        try ScratchDirectory.write(Array("name,hex\nred,#ff0000\ngreen,#00ff0\n".utf8), to: scratch.file("bad-palette.csv"))
         try ScratchDirectory.write(Array("source testpattern\n--listen 0.0.0.0:8080\n".utf8), to: scratch.file("dashes.conf"))
         try ScratchDirectory.write(Array("# the camera\nsource testpattern\ncolour red\n".utf8), to: scratch.file("unknown.conf"))
         let whole = try ScratchDirectory.read(fixed)
