@@ -126,6 +126,42 @@ private func readConverted(
         #expect(bare.reference == nil && bare.samples.count == 3)
     }
 
+    /// Names from a palette: without a profile by the camera colour read as sRGB (so the white
+    /// bar, #bfbfbf, is the entry made from that hex at ΔE 0), with one by the calibrated colour;
+    /// past --max-delta-e `unknown`, whose next is the nearest and margin how far past. Catches
+    /// names matched on the wrong colour, a margin of the wrong sign, or `unknown` never said.
+    @Test func samplesAreNamedFromAPalette() throws {
+        func lab(_ hex: RGB8) -> SIMD3<Double> {
+            let lab = SRGB.xyzD50(hex).lab(white: .d50)
+            return SIMD3(lab.l, lab.a, lab.b)
+        }
+        let palette = try Palette(entries: [
+            .init(name: "grey", lab: lab(RGB8(r: 191, g: 191, b: 191))), .init(name: "teal", lab: lab(RGB8(r: 0, g: 191, b: 190))),
+        ])
+        let pattern = try TestPattern(width: 640, height: 480).makeFrameBuffer()
+        let points = [barCentres[0], barCentres[1], barCentres[2]]
+        var camera = FramePipeline(
+            points: points, radius: 2, palette: PaletteSettings(palette: palette, maxDeltaE: 5), driverClock: false)
+        let named = try #require(try pattern.withFrame { try camera.read($0, number: 0, timestamp: 0) })
+        #expect(named.names.map(\.entry) == [0, nil, 1])
+        #expect(named.names.allSatisfy { !$0.calibrated })
+        #expect(named.names[0].match.deltaE < 1e-9)
+        #expect(named.names[0].next == 1 && named.names[0].margin == named.names[0].match.nextDeltaE)
+        let yellow = named.names[1]
+        #expect(yellow.next == yellow.match.entry && yellow.margin == yellow.match.deltaE - 5 && yellow.margin! > 0)
+        #expect(named.json.contains(#""nearest":{"name":"grey","deltaE":0.00,"next":"teal","#))
+        #expect(named.json.contains(#""nearest":{"name":"unknown","#))
+        let profile = try simulatedProfile(colorimetry: pattern.colorimetry, width: 640, height: 480)
+        var calibrated = FramePipeline(
+            points: points, radius: 2, profile: profile, palette: PaletteSettings(palette: palette), driverClock: false)
+        let reading = try #require(try pattern.withFrame { try calibrated.read($0, number: 0, timestamp: 0) })
+        for (name, sample) in zip(reading.names, reading.calibrated) {
+            #expect(name.calibrated && name.known)
+            let lab = sample.color.lab
+            #expect(name.match == palette.match(SIMD3(lab.l, lab.a, lab.b)))
+        }
+    }
+
     /// The profile check: said for the first frame (empty: it matches), not again while frames
     /// stay alike, and again when one differs. Catches warnings repeated every frame or missed.
     @Test func frameCheckSaysOncePerChange() throws {
