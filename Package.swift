@@ -104,7 +104,8 @@ let package = Package(
                 // The page (GET /): HTML, CSS and the script's parts, put together by `Page`.
                 .embedInCode("Page/page.html"), .embedInCode("Page/page.css"), .embedInCode("Page/setup.js"),
                 .embedInCode("Page/access.js"), .embedInCode("Page/calibration.js"), .embedInCode("Page/click.js"),
-                .embedInCode("Page/plot.js"), .embedInCode("Page/status.js"), .embedInCode("Page/controls.js"),
+                .embedInCode("Page/plot.js"), .embedInCode("Page/drift.js"), .embedInCode("Page/status.js"),
+                .embedInCode("Page/controls.js"),
                 .embedInCode("Page/chart.js"),
                 .embedInCode("Page/hook.js"),
             ]

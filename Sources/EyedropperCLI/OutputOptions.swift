@@ -77,7 +77,8 @@ struct OutputOptions: ParsableArguments {
     /// The outputs asked for, connected: nil when none was. Throws when the broker cannot be
     /// reached or refuses us, or the OSC peer cannot be resolved or reached (`OutputError`).
     func open(
-        source: FrameSource.Configuration, points: [SamplePoint], calibrated: Bool, target: Bool, logger: Logger
+        source: FrameSource.Configuration, points: [SamplePoint], calibrated: Bool, target: Bool, reference: Bool = false,
+        logger: Logger
     ) throws -> SampleOutputs? {
         guard mqtt != nil || osc != nil else { return nil }
         // OSC first: a peer that cannot be resolved fails before a broker is told we are online.
@@ -95,7 +96,9 @@ struct OutputOptions: ParsableArguments {
             settings.qos = mqttQoS
             settings.every = mqttEvery
             settings.queueLimit = mqttQueue
-            if mqttDiscovery { settings.discovery = HomeAssistantDiscovery(points: points, calibrated: calibrated, target: target) }
+            if mqttDiscovery {
+                settings.discovery = HomeAssistantDiscovery(points: points, calibrated: calibrated, target: target, reference: reference)
+            }
             publisher = try MQTTPublisher(settings, logger: logger)
         }
         return SampleOutputs(mqtt: publisher, osc: sender)

@@ -39,6 +39,16 @@ struct Serve: AsyncParsableCommand {
             the page shows the calibrated colour and, with a target, ΔE and PASS or FAIL. A \
             profile that cannot be read stops serve at the start (66 missing, 65 damaged).
 
+            --white-reference X,Y (with --profile) corrects every frame for the light's change \
+            since the profile was made, as `sample --white-reference` does: each line gains \
+            "reference"; /api/v1/status gains "reference" (the last frame's ΔE, gains, state, \
+            and why the readings are uncorrected when they are), /metrics \
+            eyedropper_reference_drift_delta_e, eyedropper_reference_gain{channel} and \
+            eyedropper_reference_applied, OSC /eyedropper/reference, and the page plots the \
+            drift. A profile applied later that recorded no reference (and no \
+            --white-reference-lab) is served without it, the status saying so; the page's \
+            Calibrate records the patch in the profiles it makes.
+
             Calibrating from the page: with --profile-dir DIR, POST \
             /api/v1/calibration?frames=N finds the ColorChecker in the next N frames, fits a \
             profile as calibrate does (against --reference FILE if given) and writes it into \
@@ -125,7 +135,8 @@ struct Serve: AsyncParsableCommand {
         configuration.timeouts = connections.timeouts
         configuration.tls = connections.tls
         if let calibrated, let path = calibration.profile {
-            configuration.calibration = .init(profile: calibrated.profile, path: path, target: calibrated.target)
+            configuration.calibration = .init(
+                profile: calibrated.profile, path: path, target: calibrated.target, reference: calibration.referenceSettings)
         }
         if let profileDirectory {
             var isDirectory: ObjCBool = false
@@ -144,7 +155,7 @@ struct Serve: AsyncParsableCommand {
         configuration.token = try access.token(for: configuration, logger: logger)
         let sinks = try outputs.open(
             source: configuration.source, points: configuration.points, calibrated: calibrated != nil,
-            target: calibrated?.target != nil, logger: logger)
+            target: calibrated?.target != nil, reference: calibration.referenceSettings != nil, logger: logger)
         let (arguments, started) = (Array(CommandLine.arguments.dropFirst()), try config.map { try ConfigurationFile(path: $0) })
         do {
             try await EyedropperServer.run(
@@ -159,7 +170,10 @@ struct Serve: AsyncParsableCommand {
 
 extension Serve {
     /// The options a reload loads again; any other change takes a restart.
-    static let reloadableOptions: Set = ["profile", "target", "tolerance", "token-file", "tls-cert", "tls-key"]
+    static let reloadableOptions: Set = [
+        "profile", "target", "tolerance", "white-reference", "white-reference-lab", "reference-model", "max-drift", "token-file",
+        "tls-cert", "tls-key",
+    ]
 
     /// What a reload loads: the files the command line `arguments` name, with its `--config` file
     /// read again; `started` is that file as serve started with it. Throws, naming the file and
@@ -181,7 +195,9 @@ extension Serve {
             } else { .none }
         return ReloadSettings(
             calibration: serve.calibration.profile.map {
-                .init(profilePath: $0, target: serve.calibration.target, tolerance: serve.calibration.tolerance)
+                .init(
+                    profilePath: $0, target: serve.calibration.target, tolerance: serve.calibration.tolerance,
+                    reference: serve.calibration.referenceSettings)
             },
             token: token, tls: serve.connections.tls, restartNeeded: changed.subtracting(reloadableOptions).sorted())
     }

@@ -62,7 +62,8 @@ struct ServerParts: Sendable {
         profile = ServedProfile(configuration.calibration)
         controls = try configuration.source.makeControls()
         self.outputs = outputs
-        metrics = ServerMetrics(mqtt: outputs?.mqtt != nil, osc: outputs?.osc != nil)
+        metrics = ServerMetrics(
+            mqtt: outputs?.mqtt != nil, osc: outputs?.osc != nil, reference: configuration.calibration?.reference != nil)
         statistics = CaptureStatistics(conversionHistogram: metrics.conversion)
         streams = StreamLimit(limit: configuration.maxStreams)
         let (frames, statistics, streams) = (frames, statistics, streams)

@@ -52,11 +52,23 @@ public struct ServeConfiguration: Hashable, Sendable {
         /// The file the profile was read from, as the status names it.
         public var path: String
         public var target: ColorTarget?
+        /// `--white-reference` and its options: a `WhiteReference` is made with each profile
+        /// served; one that cannot take it (no record, no `--white-reference-lab`) is served
+        /// without it, and the status says why.
+        public var reference: WhiteReferenceSettings?
 
-        public init(profile: CameraProfile, path: String, target: ColorTarget? = nil) {
+        public init(profile: CameraProfile, path: String, target: ColorTarget? = nil, reference: WhiteReferenceSettings? = nil) {
             self.profile = profile
             self.path = path
             self.target = target
+            self.reference = reference
+        }
+
+        /// The white reference of this profile and `reference`: nil without `reference`, else
+        /// the reference or why this profile cannot take it.
+        var whiteReference: Result<WhiteReference, WhiteReferenceError>? {
+            guard let reference else { return nil }
+            return Result { () throws(WhiteReferenceError) in try WhiteReference(profile: profile, settings: reference) }
         }
     }
 

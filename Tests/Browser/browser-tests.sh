@@ -6,8 +6,13 @@
 # served with --profile and --target, and the page's calibrated colour, ΔE and PASS / FAIL are
 # checked against the API's; on that server, the page's calibrate mode: Calibrate's per-patch ΔE
 # against calibrate's, and the profile applied live against sample --profile
-# (Tests/Browser/calibrated_page.py). Needs a release build (Scripts/test makes one). Leaves the
-# screenshots in .build/browser/page.png, calibrated.png and calibrated-calibrate.png.
+# (Tests/Browser/calibrated_page.py). Last, the light's drift (Tests/Browser/drift_page.py): the
+# drift run's files (Tests/Calibration/drift.py renders them) served in a loop with
+# --white-reference: the Light drift card's line against /api/v1/sample of the same frame, its
+# canvas drawn, the card hidden without a reference, with --palette the names shown against the
+# API's; and the shipped CSS palette against Chromium's own colour names. Needs a release build
+# (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png, calibrated.png,
+# calibrated-calibrate.png and drift-page.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps chromium python3
@@ -53,3 +58,32 @@ python3 Tests/Browser/calibrated_page.py check "http://127.0.0.1:$port/" .build/
 kill -TERM $server
 wait $server
 trap - EXIT
+
+# The light's drift: the drift run's files (rendered with the calibration venv, as
+# Tests/Calibration/drift-tests.sh does), served looped at 2 frames a second.
+source Tests/Calibration/environment.sh
+eval "$("$python" -B Tests/Browser/drift_page.py render .build/browser/drift "$eyedropper")"
+palette_options=()
+if .build/release/eyedropper serve --help | grep -q -- --palette && [ -f Packaging/palettes/colorchecker-classic-24.json ]; then
+  palette_options=(--palette Packaging/palettes/colorchecker-classic-24.json)
+fi
+start_serve .build/release/eyedropper .build/browser/serve-drift.log --source .build/browser/drift/drift-2fps.y4m \
+  --matrix bt601 --range limited --profile .build/browser/drift/profile.json --white-reference "$tile" --max-drift 3 \
+  --radius "$radius" "${points[@]/#/--at=}" "${palette_options[@]}"
+trap 'kill $server 2>/dev/null || true' EXIT
+python3 Tests/Browser/drift_page.py check "http://127.0.0.1:$port/" .build/browser/drift-page.png "${palette_options[@]:1}"
+kill -TERM $server
+wait $server
+trap - EXIT
+start_serve .build/release/eyedropper .build/browser/serve-plain.log --source .build/browser/drift/drift-2fps.y4m \
+  --matrix bt601 --range limited --profile .build/browser/drift/profile.json
+trap 'kill $server 2>/dev/null || true' EXIT
+python3 Tests/Browser/drift_page.py plain "http://127.0.0.1:$port/"
+kill -TERM $server
+wait $server
+trap - EXIT
+if [ -f Packaging/palettes/css-named-colors.json ]; then
+  python3 Tests/Browser/drift_page.py css Packaging/palettes/css-named-colors.json
+else
+  echo "SKIPPED: the CSS palette against Chromium (no Packaging/palettes/css-named-colors.json)"
+fi

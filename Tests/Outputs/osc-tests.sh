@@ -4,7 +4,8 @@
 # liblo-tools). Tests/Outputs/osc_check.py receives what `eyedropper sample --osc` sends and checks
 # every frame's bundle against the JSON line printed for it: its time tag, and every address, type
 # tag and value, for several frames and points, with --radius, with --average, with a profile
-# (lab), and with 600 points (each frame split into two bundles); then the same for `serve`
+# (lab), with a white reference (/eyedropper/reference), and with 600 points (each frame split
+# into two bundles); then the same for `serve`
 # against its /api/v1/sample. oscdump must parse every bundle of a calibrated run and show the
 # same addresses, type tags and values. Last, sending allocates nothing once warm, counted by
 # Tests/Outputs/malloc_count.c preloaded into OSCSenderTests (this needs the release test build,
@@ -40,6 +41,10 @@ check sample "$eyedropper" 10 1 "${pattern[@]}" --frames 10 --radius 2 --profile
 mapfile -t many < <(python3 -c "for i in range(600): print(f'--at={i % 30 / 29:.4f},{i // 30 / 19:.4f}')")
 check sample "$eyedropper" 4 2 "${pattern[@]}" --frames 12 --average 3 --radius 1 --profile "$out/profile.json" "${many[@]}"
 check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.json" "${points[@]}"
+# A white reference (the test pattern's white bar, its L*a*b* given): /eyedropper/reference first.
+reference=(--white-reference 0.0625,0.25 --white-reference-lab 75,0,0)
+check sample "$eyedropper" 10 1 "${pattern[@]}" --frames 10 --radius 2 --profile "$out/profile.json" "${reference[@]}" "${points[@]}"
+check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.json" "${reference[@]}" "${points[@]}"
 
 # liblo: oscdump prints each message it parsed as `SECONDS.FRACTION ADDRESS TYPES VALUES`.
 port=$(check free-port)

@@ -17,8 +17,9 @@ usage: osc_check.py free-port
 What is checked, for every frame: its bundle (or, for a frame too large for one datagram, its
 bundles, all with one time tag, split between points, each at most 65,507 bytes) parses as an OSC
 1.0 bundle; the time tag lies within the run's wall-clock time (and a second either side) and
-never goes back; the messages are exactly /eyedropper/<i>/rgb (type tag fff), /hex (s) and, with
-a profile, /lab (fff), for every point i in order; rgb is the JSON's mean / 255 (the JSON rounds
+never goes back; the messages are exactly, with a white reference, /eyedropper/reference first
+(ffffi: the JSON's reference gains, deltaE, applied), then /eyedropper/<i>/rgb (type tag fff),
+/hex (s) and, with a profile, /lab (fff), for every point i in order; rgb is the JSON's mean / 255 (the JSON rounds
 the mean to 2 decimals: within 0.005 / 255, and float32's rounding), hex is the JSON's hex, lab
 the JSON's calibrated lab (within 0.005 and float32's rounding). There are as many frames as
 lines.
@@ -41,6 +42,8 @@ NTP_UNIX = 2_208_988_800
 DATAGRAM_LIMIT = 65_507
 RGB_TOLERANCE = 0.005 / 255 + 2**-24  # the JSON's rounding, and float32's (below 1)
 LAB_TOLERANCE = 0.005 + 100 * 2**-24  # the JSON's rounding, and float32's (|L*a*b*| below 200)
+GAIN_TOLERANCE = 0.00005 + 4 * 2**-24  # the JSON's 4 decimals, and float32's (gains below 4)
+DELTA_E_TOLERANCE = 0.005 + 200 * 2**-24  # the JSON's 2 decimals, and float32's
 
 
 class Checks:
@@ -105,6 +108,12 @@ def type_tag(message):
 def expected_messages(line):
     """(address, type tags, check) for every message a frame's JSON line calls for, in order."""
     messages = []
+    reference = line.get("reference")
+    if reference is not None:
+        # The gains (4 decimals in the JSON), the drift (2; null for a black patch, NaN in OSC), applied.
+        delta_e = float("nan") if reference["deltaE"] is None else reference["deltaE"]
+        messages.append(("/eyedropper/reference", "ffffi", [*reference["gains"], delta_e, int(reference["applied"])],
+                         [GAIN_TOLERANCE] * 3 + [DELTA_E_TOLERANCE, 0]))
     for i, sample in enumerate(line["samples"]):
         mean = [v / 255 for v in sample["mean"]]
         messages.append((f"/eyedropper/{i}/rgb", "fff", mean, RGB_TOLERANCE))
@@ -112,6 +121,13 @@ def expected_messages(line):
         if "calibrated" in sample:
             messages.append((f"/eyedropper/{i}/lab", "fff", sample["calibrated"]["lab"], LAB_TOLERANCE))
     return messages
+
+
+def close(got, value, tolerance):
+    """Within `tolerance`; NaN only where NaN is expected."""
+    if value != value:
+        return got != got
+    return abs(got - value) <= tolerance
 
 
 def frames_of(datagrams, checks):
@@ -145,8 +161,9 @@ def compare_frame(checks, what, frame, line):
         if tags == "s":
             checks.check(got == values, f"{what}: {address} {got}, the JSON's {values}")
         else:
-            checks.check(len(got) == 3 and all(abs(g - v) <= tolerance for g, v in zip(got, values)),
-                         f"{what}: {address} {got}, the JSON's {values} (within {tolerance:.2g})")
+            tolerances = tolerance if isinstance(tolerance, list) else [tolerance] * len(values)
+            checks.check(len(got) == len(values) and all(close(g, v, t) for g, v, t in zip(got, values, tolerances)),
+                         f"{what}: {address} {got}, the JSON's {values} (within {tolerances})")
     # Split between points: a bundle never ends inside a point (its rgb without its hex).
     for before, after in zip(frame["bundles"], frame["bundles"][1:]):
         last, first = before.content(before.num_contents - 1).address, after.content(0).address
@@ -273,8 +290,10 @@ def oscdump(dump, jsonl, expected_lines):
             checks.check(address == want_address and tags == want_tags, f"frame {number}: {address} {tags}, expected {want_address} {want_tags}")
             if tags == "s":
                 checks.check(values == [f'"{want[0]}"'], f"frame {number}: {address} {values}, expected {want}")
-            else:  # %f: 6 decimals
-                checks.check(len(values) == 3 and all(abs(float(g) - v) <= tolerance + 5e-7 for g, v in zip(values, want)),
+            else:  # %f: 6 decimals; %d
+                tolerances = tolerance if isinstance(tolerance, list) else [tolerance] * len(want)
+                checks.check(len(values) == len(want)
+                             and all(close(float(g), v, t + 5e-7) for g, v, t in zip(values, want, tolerances)),
                              f"frame {number}: {address} {values}, expected {want}")
     print(f"oscdump: {len(frames)} frames, {sum(len(m) for _, m in frames)} messages: "
           f"{'ok' if checks.failures == 0 else f'{checks.failures} FAILURES'}")

@@ -2,19 +2,23 @@ import Eyedropper
 
 /// Home Assistant's MQTT discovery: one sensor per point, its state the hex colour, its
 /// attributes rgb (and, with a profile, the calibrated lab; with a target, deltaE), all read
-/// from the samples topic. Published retained under `homeassistant/sensor/<node>/<point>/config`
+/// from the samples topic; with a white reference, a `…_reference` sensor of the light's drift. Published retained under `homeassistant/sensor/<node>/<point>/config`
 /// at every connect, so a Home Assistant started later finds them.
 public struct HomeAssistantDiscovery: Hashable, Sendable {
     public var points: [SamplePoint]
     public var calibrated: Bool
     public var target: Bool
+    /// `--white-reference`: one more sensor, the light's drift (the reference's ΔE since
+    /// calibration), with its gains, whether it was applied and its state as attributes.
+    public var reference: Bool
     /// The discovery prefix Home Assistant listens on.
     public var prefix = "homeassistant"
 
-    public init(points: [SamplePoint], calibrated: Bool, target: Bool) {
+    public init(points: [SamplePoint], calibrated: Bool, target: Bool, reference: Bool = false) {
         self.points = points
         self.calibrated = calibrated
         self.target = target
+        self.reference = reference
     }
 
     /// Topic and retained payload of each point's sensor, for a publisher of `settings`.
@@ -22,7 +26,12 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
         // Node and object ids: [a-zA-Z0-9_-] only.
         let node =
             "eyedropper_" + String(settings.topic.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "-" ? $0 : "_" })
-        return points.indices.map { index in
+        let device = JSONText.object([
+            ("identifiers", JSONText.array([JSONText.string(node)])),
+            ("name", JSONText.string("Eyedropper \(settings.topic)")),
+            ("manufacturer", JSONText.string("Eyedropper")),
+        ])
+        let sensors = points.indices.map { index in
             let point = points[index]
             let sample = "value_json.samples[\(index)]"
             var attributes = ["'rgb': [\(sample).r, \(sample).g, \(sample).b]"]
@@ -40,16 +49,33 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
                 ("payload_available", JSONText.string("online")),
                 ("payload_not_available", JSONText.string("offline")),
                 ("icon", JSONText.string("mdi:eyedropper")),
-                (
-                    "device",
-                    JSONText.object([
-                        ("identifiers", JSONText.array([JSONText.string(node)])),
-                        ("name", JSONText.string("Eyedropper \(settings.topic)")),
-                        ("manufacturer", JSONText.string("Eyedropper")),
-                    ])
-                ),
+                ("device", device),
             ])
-            return ("\(prefix)/sensor/\(node)/point_\(index)/config", payload)
+            return (topic: "\(prefix)/sensor/\(node)/point_\(index)/config", payload: payload)
         }
+        guard reference else { return sensors }
+        // A line without a reference (none read yet) leaves the state unknown rather than 0.
+        let drift = JSONText.object([
+            ("name", JSONText.string("Light drift")),
+            ("unique_id", JSONText.string("\(node)_reference")),
+            ("object_id", JSONText.string("\(node)_reference")),
+            ("state_topic", JSONText.string(settings.samplesTopic)),
+            ("value_template", JSONText.string("{{ value_json.reference.deltaE if value_json.reference is defined else None }}")),
+            ("unit_of_measurement", JSONText.string("ΔE")),
+            ("state_class", JSONText.string("measurement")),
+            ("json_attributes_topic", JSONText.string(settings.samplesTopic)),
+            (
+                "json_attributes_template",
+                JSONText.string(
+                    "{{ {'gains': value_json.reference.gains, 'applied': value_json.reference.applied, 'state': value_json.reference.state} | tojson if value_json.reference is defined else {} | tojson }}"
+                )
+            ),
+            ("availability_topic", JSONText.string(settings.statusTopic)),
+            ("payload_available", JSONText.string("online")),
+            ("payload_not_available", JSONText.string("offline")),
+            ("icon", JSONText.string("mdi:white-balance-sunny")),
+            ("device", device),
+        ])
+        return sensors + [(topic: "\(prefix)/sensor/\(node)/reference/config", payload: drift)]
     }
 }

@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperPipeline
 
 /// The OSC 1.0 bundles of one reading, written into one buffer that is kept from frame to frame:
@@ -9,7 +10,10 @@ import EyedropperPipeline
 /// `hex`) and, with a profile, `/eyedropper/<i>/lab` with three float32 (L*, a*, b*, D50). All of
 /// them in one bundle time-tagged with the frame's time, as long as they fit in `limit` bytes;
 /// beyond that the points go on in further bundles with the same time tag, each holding whole
-/// points (a receiver never gets one point's rgb without its hex).
+/// points (a receiver never gets one point's rgb without its hex). With a white reference, the
+/// first bundle begins with `/eyedropper/reference ,ffffi`: its gains r, g, b, the light's drift
+/// (its CIEDE2000 since calibration; NaN for a black patch) and 1 when the frame was corrected by
+/// it, else 0.
 package struct OSCBundle {
     /// The largest UDP payload over IPv4 (65,535 less the IP and UDP headers): larger cannot be
     /// sent as one datagram at all.
@@ -30,8 +34,12 @@ package struct OSCBundle {
         storage = [UInt8](repeating: 0, count: limit)
     }
 
-    /// The bundle header and the largest point there can be (an index of 19 digits, with lab).
-    package static let smallestLimit = header + 3 * (4 + padded(longestAddress + 1) + 8 + 12)
+    /// The bundle header, the reference's message and the largest point there can be (an index
+    /// of 19 digits, with lab).
+    package static let smallestLimit = header + referenceSize + 3 * (4 + padded(longestAddress + 1) + 8 + 12)
+
+    /// `/eyedropper/reference ,ffffi`: size, address, type tags, four float32 and an int32.
+    package static let referenceSize = 4 + padded(21 + 1) + padded(6 + 1) + 16 + 4
 
     /// `#bundle\0` and the time tag.
     private static let header = 16
@@ -51,6 +59,7 @@ package struct OSCBundle {
             out.literal("#bundle")
             out.word(UInt32(truncatingIfNeeded: tag >> 32))
             out.word(UInt32(truncatingIfNeeded: tag))
+            if next == 0, let reference = reading.reference { out.referenceMessage(reference) }
             while next < samples.count {
                 let lab = next < calibrated.count
                 guard out.offset + Self.pointSize(next, lab: lab) <= limit else { break }
@@ -169,6 +178,19 @@ private struct Cursor {
             out.word(Float(floats.0).bitPattern)
             out.word(Float(floats.1).bitPattern)
             out.word(Float(floats.2).bitPattern)
+        }
+    }
+
+    /// `/eyedropper/reference ,ffffi`: the gains, the drift and whether it was applied.
+    mutating func referenceMessage(_ reference: ReferenceReading) {
+        element { out in
+            out.literal("/eyedropper/reference")
+            out.literal(",ffffi")
+            out.word(Float(reference.gains.x).bitPattern)
+            out.word(Float(reference.gains.y).bitPattern)
+            out.word(Float(reference.gains.z).bitPattern)
+            out.word(Float(reference.deltaE).bitPattern)
+            out.word(reference.applied ? 1 : 0)
         }
     }
 

@@ -180,7 +180,7 @@ private struct FramePublisher {
                 samplesJSON: reading?.json ?? "")
         }
         if let reading { outputs?.send(reading) }
-        statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry)
+        statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry, reference: reading?.reference)
         number += 1
     }
 }

@@ -55,7 +55,9 @@ struct CalibrationController: Sendable {
         guard started else { throw CalibrationFailure.busy }
         defer { fitting.withLock { $0 = false } }
 
-        let read = Locked(ChartRead(reference: configuration.chartReference))
+        // With --white-reference, the profile records how the camera saw that patch too.
+        let whitePoint = (profile.settings ?? configuration.calibration)?.reference?.point
+        let read = Locked(ChartRead(reference: configuration.chartReference, whiteReference: whitePoint))
         let frames = self.frames
         var last = -1
         while read.withLock({ $0.frames }) < count {
@@ -121,7 +123,11 @@ struct CalibrationController: Sendable {
                 throw CalibrationFailure.unreadable(error)
             }
         }
-        let settings = ServeConfiguration.CalibrationSettings(profile: loaded, path: path, target: configuration.calibration?.target)
+        // The reference asked for now (a reload may have changed it); a profile that cannot take
+        // it is applied all the same, without the reference, and the status says why.
+        let served = profile.settings ?? configuration.calibration
+        let settings = ServeConfiguration.CalibrationSettings(
+            profile: loaded, path: path, target: configuration.calibration?.target, reference: served?.reference)
         profile.replace(with: settings)
         let warnings = frames.withNewest { info, _ in
             loaded.mismatches(colorimetry: info.colorimetry, width: info.width, height: info.height)

@@ -13,12 +13,15 @@ import Hummingbird
 /// with page.css in place of `{{page.css}}` and the script in place of `{{page.js}}`. The script
 /// is one, in the order of its parts (top-level `let`s are used by the parts after them), each in
 /// the file of its concept:
-/// - setup.js: shared state, the point markers and the text of one sample's numbers;
+/// - setup.js: shared state, the point markers and the text of one sample's numbers (and its
+///   nearest named colour);
 /// - access.js: the token from `#token=`, and `api` and `eventStream`, through which every request
 ///   goes with the token when the page has one;
 /// - calibration.js: with `--profile` and `--target`, the calibrated colour, ΔE and PASS or FAIL;
 /// - click.js: click to sample, through the sample endpoint;
 /// - plot.js: the event stream and the plot of each point's mean ± sd over the last minute;
+/// - drift.js: with `--white-reference`, the plot of the reference's ΔE over the last minute and
+///   the newest reading's correction;
 /// - status.js: the status line, the points, the profile and target;
 /// - controls.js: the camera controls panel, built from the listing, set with PUT, Lock;
 /// - chart.js: "Find the chart": the ColorChecker outlined over the picture, from the chart endpoint;
@@ -28,8 +31,8 @@ import Hummingbird
 enum Page {
     static let scriptParts: [[UInt8]] = [
         PackageResources.setup_js, PackageResources.access_js, PackageResources.calibration_js, PackageResources.click_js,
-        PackageResources.plot_js, PackageResources.status_js, PackageResources.controls_js, PackageResources.chart_js,
-        PackageResources.hook_js,
+        PackageResources.plot_js, PackageResources.drift_js, PackageResources.status_js, PackageResources.controls_js,
+        PackageResources.chart_js, PackageResources.hook_js,
     ]
 
     /// The page as served.

@@ -44,6 +44,9 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     let profile: Profile?
     /// What the calibrated samples are compared with.
     let target: Target?
+    /// Present only with --white-reference: the patch, what it should read, and the last
+    /// frame's reading of it.
+    let reference: Reference?
     // The connections cut off by timeouts:
     /// Responses cut off since the start because their client took nothing for --stall-timeout
     /// (stream clients, nearly always); each freed its stream place.
@@ -84,6 +87,81 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
         /// Where the frames now differ from those, each a sentence; `[]` when they do not (or
         /// before the first frame).
         let warnings: [String]
+    }
+
+    struct Reference: Codable, Hashable, Sendable {
+        let x: Double
+        let y: Double
+        /// Where what it should read comes from: "profile" (recorded by calibrate) or "lab"
+        /// (--white-reference-lab); null when the profile served cannot take the reference.
+        let recorded: String?
+        /// "bradford" or "diagonal".
+        let model: String
+        /// --max-drift, when given.
+        let maxDrift: Double?
+        /// What it should read, L*a*b* (D50), 2 decimals; absent when it cannot be read.
+        let lab: [Double]?
+        /// The last frame's CIEDE2000 from that (2 decimals), its gains (4) and whether it was
+        /// applied, and its state; null, null, false, null before a frame or without the reference.
+        let deltaE: Double?
+        let gains: [Double]?
+        let applied: Bool
+        let state: String?
+        /// Why the readings are not corrected now, when they are not.
+        let why: String?
+
+        init(settings: WhiteReferenceSettings, reference: Result<WhiteReference, WhiteReferenceError>, last: ReferenceReading?) {
+            x = settings.point.x
+            y = settings.point.y
+            model = settings.model.rawValue
+            maxDrift = settings.maxDrift
+            switch reference {
+            case .success(let reference):
+                recorded = reference.recorded.rawValue
+                let expected = reference.expectedLab
+                lab = [expected.l, expected.a, expected.b].map { ($0 * 100).rounded() / 100 }
+            case .failure:
+                (recorded, lab) = (nil, nil)
+            }
+            // A reading of another profile's reference (the frame before a change) is not this one's.
+            let reading = (try? reference.get()) == nil ? nil : last
+            deltaE = reading.flatMap { $0.deltaE.isFinite ? ($0.deltaE * 100).rounded() / 100 : nil }
+            gains = reading.map { [$0.gains.x, $0.gains.y, $0.gains.z].map { ($0 * 10000).rounded() / 10000 } }
+            applied = reading?.applied ?? false
+            state = reading?.state.rawValue
+            why =
+                switch (reference, reading?.state) {
+                case (.failure(let error), _): "\(error)"
+                case (_, nil): "no frame read with the reference yet"
+                case (_, .clipped?): "the patch clips (channel values at 0 or 255): readings uncorrected"
+                case (_, .covered?): "the patch is covered (its spread jumped): readings uncorrected"
+                case (_, .dark?): "the patch is too dark to scale by: readings uncorrected"
+                case (_, .implausible?): "the patch reads as a colour change no light gives: readings uncorrected"
+                case (_, .drift?): "the light moved further than --max-drift: readings corrected, but by more than that"
+                case (_, .ok?): nil
+                }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case x, y, recorded, model, maxDrift, lab, deltaE, gains, applied, state, why
+        }
+
+        /// `recorded`, `deltaE`, `gains` and `state` as null rather than absent: their place is
+        /// part of the object's shape.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(x, forKey: .x)
+            try container.encode(y, forKey: .y)
+            try container.encode(recorded, forKey: .recorded)
+            try container.encode(model, forKey: .model)
+            try container.encodeIfPresent(maxDrift, forKey: .maxDrift)
+            try container.encodeIfPresent(lab, forKey: .lab)
+            try container.encode(deltaE, forKey: .deltaE)
+            try container.encode(gains, forKey: .gains)
+            try container.encode(applied, forKey: .applied)
+            try container.encode(state, forKey: .state)
+            try container.encodeIfPresent(why, forKey: .why)
+        }
     }
 
     struct Target: Codable, Hashable, Sendable {
@@ -132,6 +210,11 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
             return Target(
                 lab: [lab.l, lab.a, lab.b].map { ($0 * 100).rounded() / 100 },
                 hex: CalibratedColor(xyz: CIEXYZ(lab, white: .d50)).srgb8.hex, tolerance: target.tolerance)
+        }
+        reference = calibration.flatMap { settings in
+            settings.reference.flatMap { reference in
+                settings.whiteReference.map { Reference(settings: reference, reference: $0, last: capture.reference) }
+            }
         }
     }
 }

@@ -28,6 +28,7 @@ function showCalibrated(anchor, sample) {
   block.querySelector(".cal-hex").textContent = calibrated.hex;
   block.querySelector(".cal-lab").textContent = Array.isArray(calibrated.lab) ? `L*a*b* ${fixed(calibrated.lab)}` : "";
   block.querySelector(".cal-gamut").textContent = calibrated.inGamut === false ? "outside sRGB: the swatch is clamped" : "";
+  showNearest(block.querySelector(".values"), sample, "calibrated");
   const verdict = block.querySelector(".verdict");
   verdict.hidden = typeof sample.pass !== "boolean";
   if (verdict.hidden) return;

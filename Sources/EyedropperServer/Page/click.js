@@ -38,6 +38,7 @@ function showClicked(sample, frame) {
   $("stats").textContent = statsText(sample);
   $("clipped").textContent = clippedText(sample);
   $("coords").textContent = `${sample.x}, ${sample.y} (frame ${frame})`;
+  showNearest($("clicked").querySelector(".numbers"), sample, "camera");
   showCalibrated($("clicked"), sample);
 }
 

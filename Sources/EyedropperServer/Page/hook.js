@@ -7,4 +7,8 @@ window.eyedropper = Object.freeze({
   chart: () => chartShown,
   /// The newest fit shown by Calibrate ({name, path, report}), else null.
   fit: () => fitShown,
+  /// How many lines the drift plot holds (a line without a reference counts as a gap), and the
+  /// newest line's "reference" (null without one).
+  driftPoints: () => driftSeries.length,
+  drift: () => driftLatest,
 });

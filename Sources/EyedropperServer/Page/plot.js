@@ -8,6 +8,7 @@ eventStream("/api/v1/samples", (data) => {
     (series[i] = series[i] || []).push({ t, mean, sd: Array.isArray(sample.sd) ? sample.sd : null });
     latest[i] = sample;
   });
+  addDrift(body, t);
   plotDirty = true;
 }, () => $("legend").append(" · the event stream closed: reload to try again"));
 
@@ -113,6 +114,7 @@ function showLatest() {
     row.querySelector(".hex").textContent = `${sample.hex} · ${sample.r} ${sample.g} ${sample.b}`;
     row.querySelector(".stats").textContent = statsText(sample);
     row.querySelector(".clipped").textContent = clippedText(sample);
+    showNearest(row.querySelector(".numbers"), sample, "camera");
     showCalibrated(row, sample);
   });
 }
@@ -122,6 +124,7 @@ setInterval(() => {
   if (!plotDirty) return;
   plotDirty = false;
   drawPlot();
+  drawDrift();
   showLatest();
 }, 250);
 

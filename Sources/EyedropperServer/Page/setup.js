@@ -62,3 +62,32 @@ function clippedText(sample) {
   return `clipped ${sample.clipped}` + (sample.n === undefined ? "" : ` · n ${sample.n}`);
 }
 
+
+/// "≈ red · ΔE 1.23 · next crimson +4.10" (--palette): the sample's nearest named colour.
+function nearestText(nearest) {
+  const parts = [`≈ ${nearest.name}`, `ΔE ${Number(nearest.deltaE).toFixed(2)}`];
+  if (nearest.next !== null && nearest.next !== undefined) {
+    parts.push(`next ${nearest.next}` + (nearest.margin === null || nearest.margin === undefined ? "" : ` +${Number(nearest.margin).toFixed(2)}`));
+  }
+  return parts.join(" · ");
+}
+
+/// Shows `sample.nearest` as a `.nearest` line at the end of `container` when it was matched by
+/// the colour of `of` ("camera": the camera's swatch; "calibrated": the calibrated one), removing
+/// it otherwise; "unknown" (beyond --max-delta-e) is styled as such.
+function showNearest(container, sample, of) {
+  let line = container.querySelector(":scope > .nearest");
+  const nearest = sample.nearest;
+  if (!nearest || (nearest.of || "camera") !== of) {
+    if (line) line.remove();
+    return;
+  }
+  if (!line) {
+    line = document.createElement("div");
+    line.className = "nearest";
+    container.append(line);
+  }
+  line.textContent = nearestText(nearest);
+  line.dataset.name = nearest.name;
+  line.classList.toggle("unknown", nearest.name === "unknown");
+}

@@ -14,6 +14,7 @@ async function loadStatus() {
     $("status").textContent = parts.filter((part) => part).join(" · ");
     $("status").className = status.error ? "error" : "";
     showCalibration(status);
+    showDrift(status);
     const warnings = $("warnings");
     warnings.replaceChildren(...(status.controlWarnings || []).map((text) => {
       const item = document.createElement("li");

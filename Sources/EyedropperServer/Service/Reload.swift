@@ -9,7 +9,8 @@ import UnixSignals
 /// What a reload (SIGHUP, `systemctl reload`) reads again: the files serve was given, as its
 /// configuration file says them now. The command line makes one for each reload.
 public struct ReloadSettings: Sendable {
-    /// `--profile`, `--target` and `--tolerance`; nil: serve without a profile from now on.
+    /// `--profile`, `--target`, `--tolerance` and `--white-reference` with its options; nil: serve
+    /// without a profile from now on.
     public var calibration: Calibration?
     public var token: Token
     /// `--tls-cert` and `--tls-key`.
@@ -23,11 +24,14 @@ public struct ReloadSettings: Sendable {
         /// As given: `L,a,b` or `#rrggbb`.
         public var target: String?
         public var tolerance: Double
+        /// `--white-reference` and its options.
+        public var reference: WhiteReferenceSettings?
 
-        public init(profilePath: String, target: String?, tolerance: Double) {
+        public init(profilePath: String, target: String?, tolerance: Double, reference: WhiteReferenceSettings? = nil) {
             self.profilePath = profilePath
             self.target = target
             self.tolerance = tolerance
+            self.reference = reference
         }
     }
 
@@ -115,8 +119,13 @@ extension ServerParts {
             do {
                 let loadedProfile = try CameraProfile.load(path: calibration.profilePath)
                 let target = try calibration.target.map { try ColorTarget(parsing: $0, tolerance: calibration.tolerance) }
-                profile.replace(with: .init(profile: loadedProfile, path: calibration.profilePath, target: target))
+                let settings = ServeConfiguration.CalibrationSettings(
+                    profile: loadedProfile, path: calibration.profilePath, target: target, reference: calibration.reference)
+                profile.replace(with: settings)
                 loaded.append("the profile \(calibration.profilePath)" + (calibration.target.map { " with the target \($0)" } ?? ""))
+                if case .failure(let error) = settings.whiteReference {
+                    errors.append("--white-reference with \(calibration.profilePath): \(error) (served without the reference)")
+                }
             } catch {
                 errors.append("\(error) (the profile served is kept)")
             }

@@ -1,0 +1,85 @@
+import Eyedropper
+import EyedropperCalibration
+import EyedropperServer
+import EyedropperTestSupport
+import Foundation
+import HummingbirdTesting
+import Testing
+
+/// `serve --white-reference`, in process, against the test pattern: the white bar is the
+/// reference, its L*a*b* given (the simulated profile recorded none). The status, `/metrics` and
+/// the sample endpoint say the same reading of the still frame; a profile that cannot take the
+/// reference is served without it, and the status says why.
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct WhiteReferenceServerTests {
+    /// The 75 % white bar's centre, flat.
+    static let white = try! SamplePoint(x: 0.0625, y: 0.25)
+    static let profile = CalibratedServerTests.profile
+    /// What the reference "read at calibration": a darker grey than the bar, so the light seems
+    /// to have moved (a ΔE well above 0) and the gains are not 1.
+    static let lab = profile.calibrated((150, 150, 150)).lab
+
+    static func configuration(_ settings: WhiteReferenceSettings?) -> ServeConfiguration {
+        var configuration = serveConfiguration(fps: 10, points: CalibratedServerTests.points)
+        configuration.calibration = .init(profile: profile, path: "/profiles/bench.json", reference: settings)
+        return configuration
+    }
+
+    /// The status's reference is the sample endpoint's reading of the same still frame, with
+    /// where it came from and the limit; the metrics show its ΔE, gains and applied. Catches the
+    /// status or metrics without the reference, a reading of another frame or model, and a
+    /// reference left out of the sample endpoint's line.
+    @Test func statusMetricsAndSampleSayTheSameReading() async throws {
+        let settings = WhiteReferenceSettings(point: Self.white, lab: Self.lab, model: .diagonal, maxDrift: 2)
+        try await withServer(Self.configuration(settings)) { client in
+            let line = try await client.get("/api/v1/sample").json
+            let reading = try #require(line["reference"] as? [String: Any], "\(line)")
+            let deltaE = try #require(reading["deltaE"] as? Double, "\(reading)")
+            #expect(deltaE > 2, "\(reading)")
+            #expect(reading["state"] as? String == "drift" && reading["applied"] as? Bool == true, "\(reading)")
+            var status: [String: Any] = [:]
+            for _ in 0..<50 {
+                status = try await client.get("/api/v1/status").json
+                if (status["reference"] as? [String: Any])?["deltaE"] is Double { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let reference = try #require(status["reference"] as? [String: Any], "\(status)")
+            #expect(reference["x"] as? Double == 0.0625 && reference["y"] as? Double == 0.25, "\(reference)")
+            #expect(reference["recorded"] as? String == "lab" && reference["model"] as? String == "diagonal", "\(reference)")
+            #expect(reference["maxDrift"] as? Double == 2, "\(reference)")
+            #expect(reference["lab"] as? [Double] == [Self.lab.l, Self.lab.a, Self.lab.b].map { ($0 * 100).rounded() / 100 })
+            #expect(reference["deltaE"] as? Double == deltaE, "status \(reference), sample \(reading)")
+            #expect(reference["gains"] as? [Double] == reading["gains"] as? [Double], "status \(reference), sample \(reading)")
+            #expect(reference["applied"] as? Bool == true && reference["state"] as? String == "drift", "\(reference)")
+            #expect((reference["why"] as? String)?.contains("--max-drift") == true, "\(reference)")
+            let gains = try #require(reading["gains"] as? [Double])
+            #expect(gains.allSatisfy { $0 < 1 }, "a brighter patch than recorded is scaled down: \(gains)")
+
+            let metrics = try await client.get("/metrics").text
+            func value(_ name: String) -> Double? {
+                metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            }
+            #expect(value("eyedropper_reference_drift_delta_e").map { abs($0 - deltaE) < 1e-9 } == true, "\(metrics)")
+            #expect(value("eyedropper_reference_applied") == 1, "\(metrics)")
+            for (channel, gain) in zip(["r", "g", "b"], gains) {
+                #expect(value("eyedropper_reference_gain{channel=\"\(channel)\"}") == gain, "\(channel): \(metrics)")
+            }
+        }
+    }
+
+    /// A profile that recorded no reference, with no L*a*b* given: served without the reference
+    /// (the samples come, calibrated, with no "reference"), and the status says why. Catches a
+    /// crash or a refusal, and a reference said to be applied that is not there.
+    @Test func aProfileThatCannotTakeTheReferenceIsServedWithout() async throws {
+        try await withServer(Self.configuration(WhiteReferenceSettings(point: Self.white))) { client in
+            let line = try await client.get("/api/v1/sample").json
+            #expect(line["reference"] == nil, "\(line)")
+            #expect((line["samples"] as? [[String: Any]])?.first?["calibrated"] != nil, "\(line)")
+            let reference = try #require(try await client.get("/api/v1/status").json["reference"] as? [String: Any])
+            #expect(reference["recorded"] is NSNull && reference["deltaE"] is NSNull && reference["state"] is NSNull, "\(reference)")
+            #expect(reference["applied"] as? Bool == false && reference["lab"] == nil, "\(reference)")
+            #expect((reference["why"] as? String)?.contains("recorded no white reference") == true, "\(reference)")
+            let metrics = try await client.get("/metrics").text
+            #expect(metrics.contains("\neyedropper_reference_applied 0"), "\(metrics)")
+        }
+    }
+}
