@@ -49,6 +49,11 @@ struct Serve: AsyncParsableCommand {
             --white-reference-lab) is served without it, the status saying so; the page's \
             Calibrate records the patch in the profiles it makes.
 
+            --palette FILE (and --max-delta-e) names every sample as `sample --palette` does: \
+            each sample gains "nearest" (so do MQTT's lines, OSC's /eyedropper/N/name and the \
+            page's swatches), and /api/v1/status gains "palette"; a palette is read at the start \
+            only (a changed palette line in --config needs a restart).
+
             Calibrating from the page: with --profile-dir DIR, POST \
             /api/v1/calibration?frames=N finds the ColorChecker in the next N frames, fits a \
             profile as calibrate does (against --reference FILE if given) and writes it into \
@@ -90,6 +95,8 @@ struct Serve: AsyncParsableCommand {
 
     /// Each sample's calibrated colour, and its ΔE to a target.
     @OptionGroup var calibration: CalibrationOptions
+
+    @OptionGroup var naming: PaletteOptions
 
     @Option(
         name: .customLong("profile-dir"),
@@ -134,6 +141,8 @@ struct Serve: AsyncParsableCommand {
         configuration.jpegQuality = quality
         configuration.timeouts = connections.timeouts
         configuration.tls = connections.tls
+        configuration.palette = try naming.load()
+        configuration.palettePath = naming.palette
         if let calibrated, let path = calibration.profile {
             configuration.calibration = .init(
                 profile: calibrated.profile, path: path, target: calibrated.target, reference: calibration.referenceSettings)

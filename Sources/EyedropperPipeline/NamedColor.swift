@@ -58,3 +58,15 @@ public struct NamedColor: Hashable, Sendable {
     /// `"name"` of an entry, `"unknown"`, for JSON and the like.
     public static let unknownName = "unknown"
 }
+
+extension PaletteSettings: Hashable {
+    /// Equal when they name alike: the same entries, in order, and the same limit.
+    public static func == (lhs: PaletteSettings, rhs: PaletteSettings) -> Bool {
+        lhs.maxDeltaE == rhs.maxDeltaE && lhs.palette.entries == rhs.palette.entries
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(maxDeltaE)
+        hasher.combine(palette.entries)
+    }
+}

@@ -2,6 +2,7 @@ import Eyedropper
 import EyedropperCalibration
 import EyedropperCapture
 import EyedropperOutputs
+import EyedropperPipeline
 import Hummingbird
 
 /// The body of `/api/v1/status`, and the figures `/metrics` gives in Prometheus' text format.
@@ -47,6 +48,8 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     /// Present only with --white-reference: the patch, what it should read, and the last
     /// frame's reading of it.
     let reference: Reference?
+    /// Present only with --palette: the named colours samples are matched with.
+    let palette: PaletteStatus?
     // The connections cut off by timeouts:
     /// Responses cut off since the start because their client took nothing for --stall-timeout
     /// (stream clients, nearly always); each freed its stream place.
@@ -87,6 +90,17 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
         /// Where the frames now differ from those, each a sentence; `[]` when they do not (or
         /// before the first frame).
         let warnings: [String]
+    }
+
+    struct PaletteStatus: Codable, Hashable, Sendable {
+        /// The file, as given.
+        let path: String
+        let entries: Int
+        /// Distinct colours (names that share one count once).
+        let colours: Int
+        /// "calibrated" with a profile, else "camera" (the camera's colour read as sRGB).
+        let of: String
+        let maxDeltaE: Double?
     }
 
     struct Reference: Codable, Hashable, Sendable {
@@ -176,8 +190,14 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
         stalledStreamsClosed: Int, headerTimeouts: Int, points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
-        calibration: ServeConfiguration.CalibrationSettings?, outputs: SampleOutputs? = nil, reload: ReloadReport? = nil
+        calibration: ServeConfiguration.CalibrationSettings?, palette: PaletteSettings? = nil, palettePath: String? = nil,
+        outputs: SampleOutputs? = nil, reload: ReloadReport? = nil
     ) {
+        self.palette = palette.map {
+            PaletteStatus(
+                path: palettePath ?? "", entries: $0.palette.count, colours: $0.palette.colourCount,
+                of: calibration == nil ? "camera" : "calibrated", maxDeltaE: $0.maxDeltaE)
+        }
         self.reload = reload
         mqtt = outputs?.mqtt?.status
         osc = outputs?.osc.map { sender in
