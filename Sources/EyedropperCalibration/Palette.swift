@@ -46,7 +46,10 @@ public struct Palette: Sendable {
     /// The sorted entries' entry numbers, then their colour ids, each `count` long.
     private let sortedIDs: [Int32]
 
-    /// Checks and indexes `entries`; `path` is the file they came from, for messages.
+    /// Checks and indexes `entries`; `path` is the file they came from, for messages. Refused:
+    /// no entries or more than `maximumCount`, an empty name, a name given twice, the name
+    /// "unknown" in any case (outputs say it of colours too far from every entry), L*a*b* that is
+    /// not finite, L* outside 0...100.
     public init(entries: [Entry], path: String? = nil) throws(PaletteFileError) {
         try self.init(entries: entries, path: path, location: { .entry($0 + 1) })
     }
@@ -224,23 +227,24 @@ extension Palette {
             entry: best.entry, deltaE: best.d, next: second.entry, nextDeltaE: second.entry < 0 ? .nan : second.d)
     }
 
-    /// `match` by comparing with every entry: the reference the search is tested against, and a
-    /// peer in the benchmarks. Allocates nothing either.
+    /// `match` by comparing with every entry, in one pass: the peer of the search in the
+    /// benchmarks, and a second reference in the tests. Allocates nothing either.
     public func matchByBruteForce(_ lab: SIMD3<Double>) -> PaletteMatch {
         guard lab.x.isFinite, lab.y.isFinite, lab.z.isFinite else {
             return PaletteMatch(entry: 0, deltaE: .nan, next: -1, nextDeltaE: .nan)
         }
         let query = CIELab(l: lab.x, a: lab.y, b: lab.z)
         var best = (d: Double.infinity, entry: -1)
+        var second = (d: Double.infinity, entry: -1)
         for (index, entry) in entries.enumerated() {
             let d = CIELab(l: entry.lab.x, a: entry.lab.y, b: entry.lab.z).deltaE2000(query)
-            if d < best.d { best = (d, index) }
-        }
-        var second = (d: Double.infinity, entry: -1)
-        let colour = entries[best.entry].lab
-        for (index, entry) in entries.enumerated() where entry.lab != colour {
-            let d = CIELab(l: entry.lab.x, a: entry.lab.y, b: entry.lab.z).deltaE2000(query)
-            if d < second.d { second = (d, index) }
+            // Entries come in order, so only a strictly nearer one displaces an earlier one.
+            if d < best.d {
+                if best.entry >= 0 && entries[best.entry].lab != entry.lab { second = best }
+                best = (d, index)
+            } else if d < second.d && entries[best.entry].lab != entry.lab {
+                second = (d, index)
+            }
         }
         return PaletteMatch(
             entry: Int32(best.entry), deltaE: best.d, next: Int32(second.entry), nextDeltaE: second.entry < 0 ? .nan : second.d)

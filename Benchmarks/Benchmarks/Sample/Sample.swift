@@ -25,6 +25,10 @@ import BenchmarkSupport
 import Eyedropper
 import EyedropperCalibration
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .suite()
 
@@ -47,6 +51,13 @@ let benchmarks: @Sendable () -> Void = {
     // squares, and the same frame without it (the whole search, nothing found).
     chartDetection(width: 1280, height: 720, chart: true)
     chartDetection(width: 1280, height: 720, chart: false)
+    // Naming colours (`Palette.match`, exact nearest and next by CIEDE2000), µs per 10 samples:
+    // CSS's 148 named colours, and 1000 and 10000 seeded random colours; and at 1000, comparing
+    // with every entry instead, the search's peer.
+    paletteMatch(entries: 148)
+    paletteMatch(entries: 1000)
+    paletteMatch(entries: 1000, bruteForce: true)
+    paletteMatch(entries: 10000)
 }
 
 // MARK: - Rows
@@ -257,3 +268,65 @@ final class SampleFixture {
         profile.profile.calibrate(samples, target: profile.target, into: &calibrated)
     }
 }
+
+/// `Palette.match` for the 10 ColorChecker colours of patches 1-10 (camera-like colours, none an
+/// entry) per iteration. 148 entries: CSS Color 4's named colours (the values of
+/// Packaging/palettes/css-named-colors.json, kept here so the row needs no file); otherwise
+/// seeded random colours, L* in 0...100, chroma up to 130 (denser near grey).
+func paletteMatch(entries count: Int, bruteForce: Bool = false) {
+    let name = ["Palette", "\(count)-entries", "10-samples"].joined(separator: "_") + (bruteForce ? "_brute-force" : "")
+    let configuration = Benchmark.Configuration(timeUnits: .microseconds, scalingFactor: .one)
+    let palette: Palette
+    do {
+        palette = try Palette(entries: paletteEntries(count))
+    } catch {
+        fatalError("\(name): \(error)")
+    }
+    let queries = ChartReference.colorChecker2014.lab.prefix(10).map { SIMD3($0.l, $0.a, $0.b) }
+    Benchmark(name, configuration: configuration) { benchmark in
+        var total = 0.0
+        for _ in benchmark.scaledIterations {
+            for query in queries {
+                total += bruteForce ? palette.matchByBruteForce(query).deltaE : palette.match(query).deltaE
+            }
+        }
+        blackHole(total)
+    }
+}
+
+private func paletteEntries(_ count: Int) -> [Palette.Entry] {
+    if count == cssNamedColours.count {
+        return cssNamedColours.enumerated().map { index, hex in
+            let lab = try! ColorTarget(parsing: "#" + hex).lab
+            return Palette.Entry(name: "css\(index)", lab: SIMD3(lab.l, lab.a, lab.b))
+        }
+    }
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15  // xorshift64*, seeded: the same palette every run
+    func unit() -> Double {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return Double((state &* 2_685_821_657_736_338_717) >> 11) / Double(1 << 53)
+    }
+    return (0..<count).map { index in
+        let l = 100 * unit(), chroma = 130 * unit().squareRoot(), hue = 2 * Double.pi * unit()
+        return Palette.Entry(name: "c\(index)", lab: SIMD3(l, chroma * cos(hue), chroma * sin(hue)))
+    }
+}
+
+/// CSS Color 4's 148 named colours as sRGB hex, in the order of their names.
+private let cssNamedColours = [
+    "f0f8ff faebd7 00ffff 7fffd4 f0ffff f5f5dc ffe4c4 000000 ffebcd 0000ff 8a2be2 a52a2a",
+    "deb887 5f9ea0 7fff00 d2691e ff7f50 6495ed fff8dc dc143c 00ffff 00008b 008b8b b8860b",
+    "a9a9a9 006400 a9a9a9 bdb76b 8b008b 556b2f ff8c00 9932cc 8b0000 e9967a 8fbc8f 483d8b",
+    "2f4f4f 2f4f4f 00ced1 9400d3 ff1493 00bfff 696969 696969 1e90ff b22222 fffaf0 228b22",
+    "ff00ff dcdcdc f8f8ff ffd700 daa520 808080 008000 adff2f 808080 f0fff0 ff69b4 cd5c5c",
+    "4b0082 fffff0 f0e68c e6e6fa fff0f5 7cfc00 fffacd add8e6 f08080 e0ffff fafad2 d3d3d3",
+    "90ee90 d3d3d3 ffb6c1 ffa07a 20b2aa 87cefa 778899 778899 b0c4de ffffe0 00ff00 32cd32",
+    "faf0e6 ff00ff 800000 66cdaa 0000cd ba55d3 9370db 3cb371 7b68ee 00fa9a 48d1cc c71585",
+    "191970 f5fffa ffe4e1 ffe4b5 ffdead 000080 fdf5e6 808000 6b8e23 ffa500 ff4500 da70d6",
+    "eee8aa 98fb98 afeeee db7093 ffefd5 ffdab9 cd853f ffc0cb dda0dd b0e0e6 800080 663399",
+    "ff0000 bc8f8f 4169e1 8b4513 fa8072 f4a460 2e8b57 fff5ee a0522d c0c0c0 87ceeb 6a5acd",
+    "708090 708090 fffafa 00ff7f 4682b4 d2b48c 008080 d8bfd8 ff6347 40e0d0 ee82ee f5deb3",
+    "ffffff f5f5f5 ffff00 9acd32",
+].flatMap { $0.split(separator: " ").map(String.init) }
