@@ -25,6 +25,9 @@ public struct Palette: Sendable {
 
     /// The most entries a palette may have: the search stays in microseconds well past this.
     public static let maximumCount = 100_000
+    /// The longest name, in UTF-8 bytes: a name is a label, and each output (an OSC datagram
+    /// above all) must hold it beside the rest of a point.
+    public static let maximumNameUTF8 = 256
 
     /// The file the palette was read from, if any.
     public let path: String?
@@ -47,7 +50,7 @@ public struct Palette: Sendable {
     private let sortedIDs: [Int32]
 
     /// Checks and indexes `entries`; `path` is the file they came from, for messages. Refused:
-    /// no entries or more than `maximumCount`, an empty name, a name given twice, the name
+    /// no entries or more than `maximumCount`, an empty name or one longer than `maximumNameUTF8`, a name given twice, the name
     /// "unknown" in any case (outputs say it of colours too far from every entry), L*a*b* that is
     /// not finite, L* outside 0...100.
     public init(entries: [Entry], path: String? = nil) throws(PaletteFileError) {
@@ -70,6 +73,9 @@ public struct Palette: Sendable {
         for (index, entry) in given.enumerated() {
             let quoted = JSONText.string(entry.name)
             guard !entry.name.isEmpty else { throw fail(index, "the name is empty: give every entry a name") }
+            guard entry.name.utf8.count <= Self.maximumNameUTF8 else {
+                throw fail(index, "the name \(quoted) is \(entry.name.utf8.count) bytes long: give at most \(Self.maximumNameUTF8)")
+            }
             guard entry.name.lowercased() != "unknown" else {
                 throw fail(index, "the name \(quoted) is kept for colours too far from every entry: choose another")
             }
@@ -131,6 +137,9 @@ public struct Palette: Sendable {
     /// Entry `entry`'s name as a CSV field (RFC 4180): in quotes, its quotes doubled, only when it
     /// holds a comma, a quote or a line break.
     public func csvName(_ entry: Int32) -> String { csvNames[Int(entry)] }
+
+    /// The UTF-8 length of entry `entry`'s name.
+    public func utf8Count(_ entry: Int32) -> Int { utf8Starts[Int(entry) + 1] - utf8Starts[Int(entry)] }
 
     /// Calls `body` with entry `entry`'s name in UTF-8, without allocating.
     public func withUTF8Name<R>(_ entry: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

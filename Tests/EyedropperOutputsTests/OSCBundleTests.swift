@@ -90,6 +90,48 @@ private func elements(_ bundle: [UInt8]) -> [[UInt8]] {
         #expect(OSCBundle.pointSize(point, lab: true) == bundle.count - 16)
     }
 
+    /// With a palette, each point ends with `/eyedropper/<i>/name ,sff`: the name's UTF-8 bytes
+    /// (a name of 3 bytes takes 1 NUL, one of 4 takes 4), its ΔE and margin; `unknown` past
+    /// --max-delta-e. Catches a name padded short, the floats swapped, a name of another point,
+    /// or `pointSize` not counting the name (which would split bundles too late).
+    @Test func namesFollowEachPoint() throws {
+        let lab = { (hex: RGB8) -> SIMD3<Double> in
+            let lab = SRGB.xyzD50(hex).lab(white: .d50)
+            return SIMD3(lab.l, lab.a, lab.b)
+        }
+        // The quarter sample's camera colour rounds to #bf4000: "rust" is within a tenth of a ΔE.
+        let palette = try Palette(entries: [
+            .init(name: "rust", lab: lab(RGB8(r: 191, g: 64, b: 0))), .init(name: "zinc", lab: lab(RGB8(r: 128, g: 128, b: 128))),
+        ])
+        let settings = PaletteSettings(palette: palette, maxDeltaE: 2)
+        let samples = [quarterSample, halfSample]
+        let names = samples.map { settings.name(PaletteSettings.cameraLab($0.statistics.mean), calibrated: false) }
+        let given = Reading(
+            frame: 0, timestamp: 0, time: 0.5, colorimetry: .bt709Limited, width: 1, height: 1, samples: samples,
+            names: names, palette: settings)
+        var bundle = OSCBundle()
+        #expect(bundle.write(given, from: 0) == 2)
+        let parts = elements(bundle.bytes)
+        #expect(parts.count == 6)
+        let rust =
+            string("/eyedropper/0/name\0\0") + string(",sff\0\0\0\0") + string("rust\0\0\0\0")
+            + word(Float(names[0].match.deltaE).bitPattern)
+            + word(Float(names[0].margin!).bitPattern)
+        #expect(names[0].entry == 0 && names[0].match.deltaE < 0.1)
+        #expect(parts[2] == rust)
+        #expect(names[1].entry == nil)
+        let unknown =
+            string("/eyedropper/1/name\0\0") + string(",sff\0\0\0\0") + string("unknown\0")
+            + word(Float(names[1].match.deltaE).bitPattern) + word(Float(names[1].margin!).bitPattern)
+        #expect(parts[5] == unknown)
+        var first = OSCBundle()
+        _ = first.write(
+            Reading(
+                frame: 0, timestamp: 0, time: 0.5, colorimetry: .bt709Limited, width: 1, height: 1, samples: [quarterSample],
+                names: [names[0]], palette: settings), from: 0)
+        #expect(OSCBundle.pointSize(0, lab: false, name: 4) == first.count - 16)
+    }
+
     /// Two points: the first's mean 127.5 is exactly 0.5 in float32 and its rounded mean ends in
     /// 80 (halves up), lower-case hex; they come in point order.
     @Test func pointsComeInOrderWithTheirOwnValues() {

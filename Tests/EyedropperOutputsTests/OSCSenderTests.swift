@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperOutputs
 import EyedropperPipeline
 import Testing
@@ -131,9 +132,18 @@ private let threadAllocations: (@convention(c) () -> UInt64)? = {
         #expect(threadAllocations() > control && text.utf8.count >= 100)
         let receiver = try Receiver()
         let closed = try Receiver().port
-        for port in [receiver.port, closed] {
+        // And with names from a palette: each written from the palette's own UTF-8.
+        let palette = PaletteSettings(
+            palette: try Palette(entries: [
+                .init(name: "grey", lab: SIMD3(60, 0, 0)), .init(name: "rosé", lab: SIMD3(60, 30, 5)),
+            ]), maxDeltaE: 20)
+        let plain = reading(points: 10)
+        let names = plain.samples.map { palette.name(PaletteSettings.cameraLab($0.statistics.mean), calibrated: false) }
+        let named = Reading(
+            frame: 0, timestamp: 0, time: plain.time, colorimetry: plain.colorimetry, width: 1, height: 1, samples: plain.samples,
+            names: names, palette: palette)
+        for (port, given) in [(receiver.port, plain), (closed, plain), (receiver.port, named)] {
             let sender = try OSCSender(host: "127.0.0.1", port: port)
-            let given = reading(points: 10)
             sender.send(given)
             let before = threadAllocations()
             for _ in 0..<10_000 { sender.send(given) }

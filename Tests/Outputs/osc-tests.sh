@@ -45,6 +45,10 @@ check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.j
 reference=(--white-reference 0.0625,0.25 --white-reference-lab 75,0,0)
 check sample "$eyedropper" 10 1 "${pattern[@]}" --frames 10 --radius 2 --profile "$out/profile.json" "${reference[@]}" "${points[@]}"
 check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.json" "${reference[@]}" "${points[@]}"
+# A palette: /eyedropper/<i>/name after each point, named or unknown (past --max-delta-e 3).
+palette=(--palette Packaging/palettes/css-named-colors.json --max-delta-e 3)
+check sample "$eyedropper" 10 1 "${pattern[@]}" --frames 10 --radius 2 "${palette[@]}" "${points[@]}"
+check serve "$eyedropper" 3 "${pattern[@]}" --radius 2 --profile "$out/profile.json" "${palette[@]}" "${points[@]}"
 
 # liblo: oscdump prints each message it parsed as `SECONDS.FRACTION ADDRESS TYPES VALUES`.
 port=$(check free-port)

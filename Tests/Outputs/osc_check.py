@@ -19,7 +19,8 @@ bundles, all with one time tag, split between points, each at most 65,507 bytes)
 1.0 bundle; the time tag lies within the run's wall-clock time (and a second either side) and
 never goes back; the messages are exactly, with a white reference, /eyedropper/reference first
 (ffffi: the JSON's reference gains, deltaE, applied), then /eyedropper/<i>/rgb (type tag fff),
-/hex (s) and, with a profile, /lab (fff), for every point i in order; rgb is the JSON's mean / 255 (the JSON rounds
+/hex (s), with a profile /lab (fff) and with a palette /name (sff: the JSON's nearest name, deltaE
+and margin), for every point i in order; rgb is the JSON's mean / 255 (the JSON rounds
 the mean to 2 decimals: within 0.005 / 255, and float32's rounding), hex is the JSON's hex, lab
 the JSON's calibrated lab (within 0.005 and float32's rounding). There are as many frames as
 lines.
@@ -120,6 +121,12 @@ def expected_messages(line):
         messages.append((f"/eyedropper/{i}/hex", "s", [sample["hex"]], 0))
         if "calibrated" in sample:
             messages.append((f"/eyedropper/{i}/lab", "fff", sample["calibrated"]["lab"], LAB_TOLERANCE))
+        nearest = sample.get("nearest")
+        if nearest is not None:
+            # The name, its ΔE and the margin (2 decimals in the JSON; null is NaN in OSC).
+            margin = float("nan") if nearest["margin"] is None else nearest["margin"]
+            messages.append((f"/eyedropper/{i}/name", "sff", [nearest["name"], nearest["deltaE"], margin],
+                             [0, DELTA_E_TOLERANCE, DELTA_E_TOLERANCE]))
     return messages
 
 
@@ -160,6 +167,10 @@ def compare_frame(checks, what, frame, line):
         checks.check(type_tag(message) == tags, f"{what}: {address} has type tags {type_tag(message)!r}, expected {tags!r}")
         if tags == "s":
             checks.check(got == values, f"{what}: {address} {got}, the JSON's {values}")
+        elif tags == "sff":
+            checks.check(len(got) == 3 and got[0] == values[0]
+                         and all(close(g, v, t) for g, v, t in zip(got[1:], values[1:], tolerance[1:])),
+                         f"{what}: {address} {got}, the JSON's {values}")
         else:
             tolerances = tolerance if isinstance(tolerance, list) else [tolerance] * len(values)
             checks.check(len(got) == len(values) and all(close(g, v, t) for g, v, t in zip(got, values, tolerances)),

@@ -8,7 +8,8 @@ import EyedropperPipeline
 /// Per point i (from 0), in this order: `/eyedropper/<i>/rgb` with three float32 (the patch's
 /// mean / 255), `/eyedropper/<i>/hex` with a string (`#rrggbb`, the rounded mean, as the JSON's
 /// `hex`) and, with a profile, `/eyedropper/<i>/lab` with three float32 (L*, a*, b*, D50). All of
-/// them in one bundle time-tagged with the frame's time, as long as they fit in `limit` bytes;
+/// them, and with a palette `/eyedropper/<i>/name ,sff` (the name or `unknown`, its CIEDE2000,
+/// and the margin to the next answer; NaN for none), in one bundle time-tagged with the frame's time, as long as they fit in `limit` bytes;
 /// beyond that the points go on in further bundles with the same time tag, each holding whole
 /// points (a receiver never gets one point's rgb without its hex). With a white reference, the
 /// first bundle begins with `/eyedropper/reference ,ffffi`: its gains r, g, b, the light's drift
@@ -36,6 +37,8 @@ package struct OSCBundle {
 
     /// The bundle header, the reference's message and the largest point there can be (an index
     /// of 19 digits, with lab).
+    /// A point named from a palette needs up to `nameSize(longestAddress + 2, Palette.maximumNameUTF8)`
+    /// more: 312 bytes, which the datagram's limit holds many times over.
     package static let smallestLimit = header + referenceSize + 3 * (4 + padded(longestAddress + 1) + 8 + 12)
 
     /// `/eyedropper/reference ,ffffi`: size, address, type tags, four float32 and an int32.
@@ -60,9 +63,12 @@ package struct OSCBundle {
             out.word(UInt32(truncatingIfNeeded: tag >> 32))
             out.word(UInt32(truncatingIfNeeded: tag))
             if next == 0, let reference = reading.reference { out.referenceMessage(reference) }
+            let palette = reading.palette?.palette
             while next < samples.count {
                 let lab = next < calibrated.count
-                guard out.offset + Self.pointSize(next, lab: lab) <= limit else { break }
+                let name = next < reading.names.count ? reading.names[next] : nil
+                let nameBytes = name.map { name in name.entry.map { palette?.utf8Count($0) ?? 0 } ?? 7 }
+                guard out.offset + Self.pointSize(next, lab: lab, name: nameBytes) <= limit else { break }
                 let sample = samples[next]
                 let mean = sample.statistics.mean
                 out.message(point: next, leaf: "rgb", floats: (mean.r / 255, mean.g / 255, mean.b / 255))
@@ -71,6 +77,7 @@ package struct OSCBundle {
                     let color = calibrated[next].color.lab
                     out.message(point: next, leaf: "lab", floats: (color.l, color.a, color.b))
                 }
+                if let name, let palette { out.nameMessage(point: next, name: name, palette: palette) }
                 next += 1
             }
             return out.offset
@@ -87,11 +94,18 @@ package struct OSCBundle {
     package var bytes: [UInt8] { Array(storage[..<count]) }
 
     /// The bytes of point `index`'s elements, each with its int32 size.
-    package static func pointSize(_ index: Int, lab: Bool) -> Int {
+    /// `name`: the UTF-8 length of the point's name, when a palette names it.
+    package static func pointSize(_ index: Int, lab: Bool, name: Int? = nil) -> Int {
         let address = padded(12 + digits(index) + 4 + 1)
         let floats = 4 + address + 8 + 12  // size, address, ",fff" padded, three floats
         let hex = 4 + address + 4 + 8  // size, address, ",s" padded, "#rrggbb" padded
-        return floats + hex + (lab ? floats : 0)
+        return floats + hex + (lab ? floats : 0) + (name.map { nameSize(12 + digits(index) + 5 + 1, $0) } ?? 0)
+    }
+
+    /// `/eyedropper/<i>/name ,sff`: size, an address of `address` bytes with its NUL, type tags,
+    /// the name of `name` bytes with its NUL, two floats.
+    static func nameSize(_ address: Int, _ name: Int) -> Int {
+        4 + padded(address) + padded(4 + 1) + padded(name + 1) + 8
     }
 
     /// `length` rounded up to a multiple of 4, as OSC pads strings.
@@ -178,6 +192,22 @@ private struct Cursor {
             out.word(Float(floats.0).bitPattern)
             out.word(Float(floats.1).bitPattern)
             out.word(Float(floats.2).bitPattern)
+        }
+    }
+
+    /// `/eyedropper/<point>/name ,sff`: the name (or `unknown`), its ΔE and the margin.
+    mutating func nameMessage(point: Int, name: NamedColor, palette: Palette) {
+        element { out in
+            out.address(point: point, leaf: "name")
+            out.literal(",sff")
+            if let entry = name.entry {
+                palette.withUTF8Name(entry) { for value in $0 { out.byte(value) } }
+            } else {
+                out.ascii("unknown")
+            }
+            out.terminate()
+            out.word(Float(name.match.deltaE).bitPattern)
+            out.word(Float(name.margin ?? .nan).bitPattern)
         }
     }
 
