@@ -78,6 +78,7 @@ struct OutputOptions: ParsableArguments {
     /// reached or refuses us, or the OSC peer cannot be resolved or reached (`OutputError`).
     func open(
         source: FrameSource.Configuration, points: [SamplePoint], calibrated: Bool, target: Bool, reference: Bool = false,
+        named: Bool = false,
         logger: Logger
     ) throws -> SampleOutputs? {
         guard mqtt != nil || osc != nil else { return nil }
@@ -97,7 +98,8 @@ struct OutputOptions: ParsableArguments {
             settings.every = mqttEvery
             settings.queueLimit = mqttQueue
             if mqttDiscovery {
-                settings.discovery = HomeAssistantDiscovery(points: points, calibrated: calibrated, target: target, reference: reference)
+                settings.discovery = HomeAssistantDiscovery(
+                    points: points, calibrated: calibrated, target: target, reference: reference, named: named)
             }
             publisher = try MQTTPublisher(settings, logger: logger)
         }

@@ -116,7 +116,7 @@ struct Sample: ParsableCommand {
         let points = sampling.pointsOrCentre
         let sinks = try outputs.open(
             source: configuration, points: points, calibrated: calibrated != nil, target: calibrated?.target != nil,
-            reference: calibrated?.reference != nil, logger: input.diagnostics.logger)
+            reference: calibrated?.reference != nil, named: palette != nil, logger: input.diagnostics.logger)
         // Whatever ends the stream, what is queued for the broker is sent before the exit.
         defer { sinks?.close() }
         var pipeline = FramePipeline(

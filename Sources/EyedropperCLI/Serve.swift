@@ -164,7 +164,8 @@ struct Serve: AsyncParsableCommand {
         configuration.token = try access.token(for: configuration, logger: logger)
         let sinks = try outputs.open(
             source: configuration.source, points: configuration.points, calibrated: calibrated != nil,
-            target: calibrated?.target != nil, reference: calibration.referenceSettings != nil, logger: logger)
+            target: calibrated?.target != nil, reference: calibration.referenceSettings != nil, named: configuration.palette != nil,
+            logger: logger)
         let (arguments, started) = (Array(CommandLine.arguments.dropFirst()), try config.map { try ConfigurationFile(path: $0) })
         do {
             try await EyedropperServer.run(

@@ -341,7 +341,8 @@ def main():
     # 5. Home Assistant discovery, rendered as Home Assistant renders it.
     serve = Serve("serve-discovery", ["--source", CHART, "--matrix", "bt601", "--profile", PROFILE, "--target", TARGET,
                                       "--at", POINT_A, "--at", POINT_B, "--radius", "4", "--mqtt", broker.url,
-                                      "--mqtt-topic", "t/ha", "--mqtt-discovery"])
+                                      "--mqtt-topic", "t/ha", "--mqtt-discovery",
+                                      "--palette", "Packaging/palettes/colorchecker-classic-24.json"])
     sub = Subscriber(broker.port, "homeassistant/sensor/eyedropper_t_ha/+/config", "t/ha/samples")
     messages = sub.take(3, 5)
     sub.close()
@@ -357,9 +358,12 @@ def main():
             sample = line["samples"][index]
             state = environment.from_string(config["value_template"]).render(value_json=line)
             attributes = json.loads(environment.from_string(config["json_attributes_template"]).render(value_json=line))
-            check(f"discovery point {index}: the state is its hex; the attributes rgb, calibrated lab and deltaE",
+            nearest = sample["nearest"]
+            check(f"discovery point {index}: the state is its hex; the attributes rgb, calibrated lab, deltaE and its name",
                   state == sample["hex"] and attributes == {"rgb": [sample["r"], sample["g"], sample["b"]],
-                                                            "lab": sample["calibrated"]["lab"], "deltaE": sample["deltaE"]}
+                                                            "lab": sample["calibrated"]["lab"], "deltaE": sample["deltaE"],
+                                                            "name": nearest["name"], "nameDeltaE": nearest["deltaE"],
+                                                            "nameMargin": nearest["margin"]}
                   and config["state_topic"] == config["json_attributes_topic"] == "t/ha/samples"
                   and config["availability_topic"] == "t/ha/status",
                   f"state {state}, attributes {attributes}, sample {sample}, config {config}")

@@ -1,7 +1,8 @@
 import Eyedropper
 
 /// Home Assistant's MQTT discovery: one sensor per point, its state the hex colour, its
-/// attributes rgb (and, with a profile, the calibrated lab; with a target, deltaE), all read
+/// attributes rgb (and, with a profile, the calibrated lab; with a target, deltaE; with a palette,
+/// the colour's name, its deltaE and margin as name, nameDeltaE, nameMargin), all read
 /// from the samples topic; with a white reference, a `…_reference` sensor of the light's drift. Published retained under `homeassistant/sensor/<node>/<point>/config`
 /// at every connect, so a Home Assistant started later finds them.
 public struct HomeAssistantDiscovery: Hashable, Sendable {
@@ -11,10 +12,13 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
     /// `--white-reference`: one more sensor, the light's drift (the reference's ΔE since
     /// calibration), with its gains, whether it was applied and its state as attributes.
     public var reference: Bool
+    /// `--palette`: each point's sensor gains its colour's name as attributes.
+    public var named: Bool
     /// The discovery prefix Home Assistant listens on.
     public var prefix = "homeassistant"
 
-    public init(points: [SamplePoint], calibrated: Bool, target: Bool, reference: Bool = false) {
+    public init(points: [SamplePoint], calibrated: Bool, target: Bool, reference: Bool = false, named: Bool = false) {
+        self.named = named
         self.points = points
         self.calibrated = calibrated
         self.target = target
@@ -37,6 +41,11 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
             var attributes = ["'rgb': [\(sample).r, \(sample).g, \(sample).b]"]
             if calibrated { attributes.append("'lab': \(sample).calibrated.lab") }
             if target { attributes.append("'deltaE': \(sample).deltaE") }
+            if named {
+                attributes += [
+                    "'name': \(sample).nearest.name", "'nameDeltaE': \(sample).nearest.deltaE", "'nameMargin': \(sample).nearest.margin",
+                ]
+            }
             let payload = JSONText.object([
                 ("name", JSONText.string("Colour at \(point.x),\(point.y)")),
                 ("unique_id", JSONText.string("\(node)_\(index)")),
