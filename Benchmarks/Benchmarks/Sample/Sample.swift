@@ -46,6 +46,10 @@ let benchmarks: @Sendable () -> Void = {
     // also calibrated and compared by CIEDE2000; and the calibration alone, ns per 10 samples.
     sample(width: width, height: height, points: 10, radius: 2, calibrated: true, path: .direct)
     calibrateOnly(width: width, height: height, points: 10, radius: 2)
+    // And as `sample --profile --white-reference --palette` reads a frame: a white reference
+    // sampled beside the points, its correction applied to each calibrated sample, and each named
+    // from a palette of 1000 colours (µs per frame).
+    sample(width: width, height: height, points: 10, radius: 2, calibrated: true, reference: true, palette: 1000, path: .direct)
     // Finding a ColorChecker with no corners given (`eyedropper chart`, `calibrate` without
     // --corner), ms per 1280x720 RGB frame: a 300 px chart rolled and tilted among coloured
     // squares, and the same frame without it (the whole search, nothing found).
@@ -63,7 +67,8 @@ let benchmarks: @Sendable () -> Void = {
 // MARK: - Rows
 
 func sample(
-    width: Int, height: Int, points count: Int, radius: Int = 0, average: Int? = nil, calibrated: Bool = false, path: ColorSampler.Path
+    width: Int, height: Int, points count: Int, radius: Int = 0, average: Int? = nil, calibrated: Bool = false,
+    reference: Bool = false, palette: Int? = nil, path: ColorSampler.Path
 ) {
     let pathName =
         switch path {
@@ -73,11 +78,11 @@ func sample(
         }
     let pointsName =
         "\(count)-points" + (radius == 0 ? "" : "-radius-\(radius)") + (average.map { "-average-\($0)" } ?? "")
-        + (calibrated ? "-profile-target" : "")
+        + (calibrated ? "-profile-target" : "") + (reference ? "-reference" : "") + (palette.map { "-palette-\($0)" } ?? "")
     let name = ["Sample", "\(width)x\(height)", pointsName, pathName].joined(separator: "_")
     // The full-frame path converts ~2 M pixels per frame: one frame per iteration is measurable.
     let configuration =
-        path == .fullFrame || average != nil
+        path == .fullFrame || average != nil || palette != nil
         ? Benchmark.Configuration(timeUnits: .microseconds, scalingFactor: .one)
         : Benchmark.Configuration(timeUnits: .nanoseconds, scalingFactor: .kilo)
     let framesPerIteration = average ?? 1
@@ -90,12 +95,21 @@ func sample(
     } setup: {
         let fixture = SampleFixture(
             width: width, height: height, points: count, radius: radius, average: average, path: path,
-            profile: calibrated ? benchmarkProfile : nil)
+            profile: calibrated ? benchmarkProfile : nil, content: reference ? .noisyPattern : .random)
+        do {
+            if reference { try fixture.addReference() }
+            fixture.palette = try palette.map { try Palette(entries: paletteEntries($0)) }
+        } catch {
+            fatalError("cannot make \(name)'s reference or palette: \(error)")
+        }
         // Warm the sampler (converter, RGB buffer) and the samples arrays' capacity (a whole block).
         do {
             for _ in 0..<(average ?? 1) { try fixture.sampleOnce() }
         } catch {
             fatalError("cannot sample \(name): \(error)")
+        }
+        if reference && fixture.referenceReading?.state != .ok || palette != nil && fixture.names.count != count {
+            fatalError("\(name): the reference read \(String(describing: fixture.referenceReading?.state)), \(fixture.names.count) names")
         }
         if fixture.samples.count != count || average != nil && fixture.averaged.count != count
             || calibrated && fixture.calibrated.count != count
@@ -231,15 +245,23 @@ final class SampleFixture {
     /// With a profile: it, its target, and the calibrated samples of each frame.
     let profile: (profile: CameraProfile, target: ColorTarget)?
     var calibrated: [CalibratedSample] = []
+    /// A white reference read beside the points (after them), and what it read.
+    private(set) var reference: WhiteReference?
+    private(set) var referenceReading: ReferenceReading?
+    private var readPoints: [SamplePoint]
+    /// A palette each calibrated sample is named from, and the names.
+    var palette: Palette?
+    var names: [PaletteMatch] = []
     private var frameIndex = 0
 
     init(
         width: Int, height: Int, points count: Int, radius: Int, average: Int?, path: ColorSampler.Path,
-        profile: (profile: CameraProfile, target: ColorTarget)? = nil
+        profile: (profile: CameraProfile, target: ColorTarget)? = nil, content: FrameContent = .random
     ) {
         self.profile = profile
-        frame = FrameContent.random.makeFrame(width: width, height: height, colorimetry: .bt709Limited)
+        frame = content.makeFrame(width: width, height: height, colorimetry: .bt709Limited)
         points = SplitMix64.samplePoints(count)
+        readPoints = points
         sampler = ColorSampler(colorimetry: .bt709Limited)
         block = SampleAverage(points: points)
         self.radius = radius
@@ -250,9 +272,17 @@ final class SampleFixture {
     @inline(__always)
     func sampleOnce() throws {
         try frame.withFrame { frame in
-            try sampler.sample(frame, at: points, radius: radius, path: path, into: &samples)
+            try sampler.sample(frame, at: readPoints, radius: radius, path: path, into: &samples)
         }
+        if reference != nil { referenceReading = reference?.assess(samples.removeLast().statistics) }
         calibrateOnce()
+        if let palette {
+            names.removeAll(keepingCapacity: true)
+            for sample in calibrated {
+                let lab = sample.color.lab
+                names.append(palette.match(SIMD3(lab.l, lab.a, lab.b)))
+            }
+        }
         guard let average else { return }
         block.add(samples, frame: frameIndex, timestamp: 0, colorimetry: .bt709Limited)
         frameIndex += 1
@@ -265,7 +295,19 @@ final class SampleFixture {
     @inline(__always)
     func calibrateOnce() {
         guard let profile else { return }
-        profile.profile.calibrate(samples, target: profile.target, into: &calibrated)
+        profile.profile.calibrate(samples, target: profile.target, reference: referenceReading, into: &calibrated)
+    }
+
+    /// Reads the test pattern's white bar once and records it in the profile as its white
+    /// reference, so each frame's reading of it is applied (the same frame: state ok).
+    func addReference() throws {
+        guard let profile else { return }
+        let point = try SamplePoint(x: 0.0625, y: 0.25)
+        var patch: [ColorSample] = []
+        try frame.withFrame { try sampler.sample($0, at: [point], radius: radius, path: path, into: &patch) }
+        let recorded = profile.profile.recordingWhiteReference(at: point, radius: radius, statistics: patch[0].statistics)
+        reference = try WhiteReference(profile: recorded, point: point)
+        readPoints = points + [point]
     }
 }
 
