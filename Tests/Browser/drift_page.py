@@ -25,6 +25,7 @@ usage: drift_page.py css PALETTE.json
 
 Standard library only for check, plain and css, like click_sample.py.
 """
+import contextlib
 import json
 import os
 import sys
@@ -51,13 +52,17 @@ def render(directory, eyedropper):
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     camera = Camera(Reference(), "nikon", white_level=drift.WHITE_LEVEL)
-    views = drift.render(out, camera)
+    # One frame a light: the page shows the light changing, not the noise averaged away.
+    # Their progress and commands go to stderr: stdout is the shell's, to eval.
+    with contextlib.redirect_stdout(sys.stderr):
+        views = drift.render(out, camera, 1, drift.CALIBRATION_FRAMES)
     tile = views["drift"].tile_point()
     corners = [views["calibration"].points()[i] for i in chart.CORNER_PATCHES]
-    status, _, stderr = drift.run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *drift.SOURCE_OPTIONS,
-                                   *drift.at_options(corners, "--corner"), "--white-reference", f"{tile[0]},{tile[1]}",
-                                   "--frames", drift.CALIBRATION_FRAMES, "--out", out / "profile.json", "--format", "json"],
-                                  "calibrate")
+    with contextlib.redirect_stdout(sys.stderr):
+        status, _, stderr = drift.run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *drift.SOURCE_OPTIONS,
+                                       *drift.at_options(corners, "--corner"), "--white-reference", f"{tile[0]},{tile[1]}",
+                                       "--frames", drift.CALIBRATION_FRAMES, "--out", out / "profile.json", "--format", "json"],
+                                      "calibrate")
     if status != 0:
         sys.exit(f"eyedropper calibrate failed ({status}): {stderr.strip()}")
     with open(out / "drift.y4m", "rb") as source, open(out / "drift-2fps.y4m", "wb") as target:
