@@ -82,10 +82,13 @@ schemathesis testpattern-open "${not_streams[@]}"
 kill -TERM $server
 wait $server
 
-# With a camera profile and a target, on that chart.
+# With a camera profile and a target, on that chart; its white patch (the last corner given) as
+# a white reference of known colour, and the ColorChecker's names: lines gain "reference" and
+# "nearest", the status "reference" and "palette".
 start_serve "$eyedropper" "$out/serve-calibrated.log" --source "$out/chart.y4m" --matrix bt601 \
   --profile "$out/profile.json" --target "$target" --radius 4 "${points[@]/#/--at=}" "${serve_options[@]}" \
-  --profile-dir "$out/profiles"
+  --profile-dir "$out/profiles" --white-reference "${corners[-1]}" --white-reference-lab 95,-1,3 \
+  --palette Packaging/palettes/colorchecker-classic-24.json --max-delta-e 5
 schemathesis calibrated --include-path /api/v1/sample --include-path /api/v1/status
 # Fits of the chart in view: each takes a second or two, so a few examples (and the coverage
 # phase's edge cases) only; every 201 body against the document.
