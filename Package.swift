@@ -156,7 +156,8 @@ let package = Package(
         .testTarget(
             name: "EyedropperServerTests",
             dependencies: [
-                "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperServer",
+                "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperPipeline",
+                "EyedropperServer",
                 "EyedropperTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
     ]

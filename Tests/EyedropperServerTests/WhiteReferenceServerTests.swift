@@ -1,5 +1,6 @@
 import Eyedropper
 import EyedropperCalibration
+import EyedropperPipeline
 import EyedropperServer
 import EyedropperTestSupport
 import Foundation
@@ -80,6 +81,37 @@ import Testing
             #expect((reference["why"] as? String)?.contains("recorded no white reference") == true, "\(reference)")
             let metrics = try await client.get("/metrics").text
             #expect(metrics.contains("\neyedropper_reference_applied 0"), "\(metrics)")
+        }
+    }
+}
+
+/// `serve --palette`, in process, on the test pattern without a profile: each sample served is
+/// named by its camera colour, and the status says which palette and by what. Catches names left
+/// out of the served line, the status's palette missing or claiming calibrated colours.
+@Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct PaletteServerTests {
+    @Test func samplesAreNamedAndTheStatusSaysByWhat() async throws {
+        func lab(_ color: RGB8) -> SIMD3<Double> {
+            let lab = SRGB.xyzD50(color).lab(white: .d50)
+            return SIMD3(lab.l, lab.a, lab.b)
+        }
+        let palette = try Palette(
+            entries: [
+                .init(name: "grey 75", lab: lab(RGB8(r: 191, g: 191, b: 191))), .init(name: "black", lab: lab(RGB8(r: 0, g: 0, b: 0))),
+            ],
+            path: "/palettes/two.json")
+        var configuration = serveConfiguration(fps: 10, points: [WhiteReferenceServerTests.white])
+        configuration.palette = PaletteSettings(palette: palette, maxDeltaE: 4)
+        configuration.palettePath = "/palettes/two.json"
+        try await withServer(configuration) { client in
+            let line = try await client.get("/api/v1/sample").json
+            let samples = try #require(line["samples"] as? [[String: Any]], "\(line)")
+            let nearest = try #require(samples.first?["nearest"] as? [String: Any], "\(line)")
+            #expect(nearest["name"] as? String == "grey 75" && nearest["next"] as? String == "black", "\(nearest)")
+            #expect(nearest["of"] as? String == "camera" && (nearest["deltaE"] as? Double).map { $0 < 0.5 } == true, "\(nearest)")
+            let status = try await client.get("/api/v1/status").json
+            let named = try #require(status["palette"] as? [String: Any], "\(status)")
+            #expect(named["path"] as? String == "/palettes/two.json" && named["entries"] as? Int == 2, "\(named)")
+            #expect(named["colours"] as? Int == 2 && named["of"] as? String == "camera" && named["maxDeltaE"] as? Double == 4, "\(named)")
         }
     }
 }
