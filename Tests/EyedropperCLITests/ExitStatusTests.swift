@@ -24,7 +24,7 @@ import Testing
         "ColorCorrectionError": ColorCorrectionError.self, "JPEGError": JPEGError.self,
         "CaptureError": CaptureError.self, "ControlError": ControlError.self, "OutputError": OutputError.self,
         "MQTTURLError": MQTTURLError.self, "TLSFileError": TLSFileError.self, "TokenFileError": TokenFileError.self,
-        "PaletteFileError": PaletteFileError.self,
+        "PaletteFileError": PaletteFileError.self, "WhiteReferenceError": WhiteReferenceError.self,
     ]
 
     /// The command line's own (Sources/EyedropperCLI, which tests cannot import): declared with
@@ -80,5 +80,6 @@ import Testing
         #expect(CaptureError(device: "/dev/video9", kind: .permissionDenied).exitStatus == 77)
         #expect(CaptureError(device: "/dev/video9", kind: .busy).exitStatus == 74)
         #expect(SamplingError.radiusOutOfRange(-1).exitStatus == 64)
+        #expect(WhiteReferenceError.notRecorded.exitStatus == 64)
     }
 }

@@ -35,16 +35,8 @@ function showDrift(status) {
 }
 
 function drawDrift() {
-  const canvas = $("drift"), ratio = window.devicePixelRatio || 1;
   if ($("drift-card").hidden) return;
-  const width = canvas.clientWidth, height = canvas.clientHeight;
-  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
-  }
-  const context = canvas.getContext("2d");
-  context.setTransform(ratio, 0, 0, ratio, 0, 0);
-  context.clearRect(0, 0, width, height);
+  const { context, width, height } = freshCanvas($("drift"));
   const now = performance.now() / 1000, start = now - plotSeconds;
   let old = 0;
   while (old < driftSeries.length && driftSeries[old].t < start) old++;
@@ -52,27 +44,7 @@ function drawDrift() {
   const limit = driftReference && typeof driftReference.maxDrift === "number" ? driftReference.maxDrift : null;
   let high = Math.max(1, limit === null ? 0 : limit * 1.2);
   for (const entry of driftSeries) if (!entry.gap && entry.deltaE !== null) high = Math.max(high, entry.deltaE * 1.1);
-  const left = 44, right = 8, top = 6, bottom = 20;
-  const px = (t) => left + (t - start) / plotSeconds * (width - left - right);
-  const py = (v) => top + (high - v) / high * (height - top - bottom);
-  context.font = "11px system-ui, sans-serif";
-  context.lineWidth = 1;
-  context.strokeStyle = "#e5e5ea";
-  context.fillStyle = "#6e6e73";
-  context.textAlign = "right";
-  context.textBaseline = "middle";
-  for (let i = 0; i <= 4; i++) {
-    const value = high * i / 4, y = Math.round(py(value)) + 0.5;
-    context.beginPath(); context.moveTo(left, y); context.lineTo(width - right, y); context.stroke();
-    context.fillText(value.toFixed(high < 4 ? 1 : 0), left - 6, y);
-  }
-  context.textAlign = "center";
-  context.textBaseline = "top";
-  for (let seconds = 0; seconds <= plotSeconds; seconds += 10) {
-    const x = Math.round(px(now - seconds)) + 0.5;
-    context.beginPath(); context.moveTo(x, top); context.lineTo(x, height - bottom); context.stroke();
-    context.fillText(seconds ? `-${seconds} s` : "now", Math.min(x, width - right - 12), height - bottom + 4);
-  }
+  const { px, py, left, right } = drawAxes(context, width, height, now, 0, high, high < 4 ? 1 : 0);
   if (limit !== null) {
     const y = Math.round(py(limit)) + 0.5;
     context.strokeStyle = "#c21f1f";

@@ -25,8 +25,10 @@ function plotted(entry) {
   return [entry.mean[channel], entry.sd ? entry.sd[channel] : 0];
 }
 
-function drawPlot() {
-  const canvas = $("plot"), ratio = window.devicePixelRatio || 1;
+/// `canvas` sized to its box at the screen's pixel ratio and cleared: its context, drawing in
+/// CSS pixels, and its width and height.
+function freshCanvas(canvas) {
+  const ratio = window.devicePixelRatio || 1;
   const width = canvas.clientWidth, height = canvas.clientHeight;
   if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
     canvas.width = Math.round(width * ratio);
@@ -35,6 +37,39 @@ function drawPlot() {
   const context = canvas.getContext("2d");
   context.setTransform(ratio, 0, 0, ratio, 0, 0);
   context.clearRect(0, 0, width, height);
+  return { context, width, height };
+}
+
+/// The frame of a plot over the last `plotSeconds` to `now`: `low`...`high` up the side in five
+/// labelled grid lines (`digits` decimals), the seconds along the bottom. Returns where a time
+/// (`px`) and a value (`py`) are drawn, and the plotting area's left and right edges.
+function drawAxes(context, width, height, now, low, high, digits) {
+  const left = 44, right = 8, top = 6, bottom = 20, start = now - plotSeconds;
+  const px = (t) => left + (t - start) / plotSeconds * (width - left - right);
+  const py = (v) => top + (high - v) / (high - low) * (height - top - bottom);
+  context.font = "11px system-ui, sans-serif";
+  context.lineWidth = 1;
+  context.strokeStyle = "#e5e5ea";
+  context.fillStyle = "#6e6e73";
+  context.textAlign = "right";
+  context.textBaseline = "middle";
+  for (let i = 0; i <= 4; i++) {
+    const value = low + (high - low) * i / 4, y = Math.round(py(value)) + 0.5;
+    context.beginPath(); context.moveTo(left, y); context.lineTo(width - right, y); context.stroke();
+    context.fillText(value.toFixed(digits), left - 6, y);
+  }
+  context.textAlign = "center";
+  context.textBaseline = "top";
+  for (let seconds = 0; seconds <= plotSeconds; seconds += 10) {
+    const x = Math.round(px(now - seconds)) + 0.5;
+    context.beginPath(); context.moveTo(x, top); context.lineTo(x, height - bottom); context.stroke();
+    context.fillText(seconds ? `-${seconds} s` : "now", Math.min(x, width - right - 12), height - bottom + 4);
+  }
+  return { px, py, left, right };
+}
+
+function drawPlot() {
+  const { context, width, height } = freshCanvas($("plot"));
   const now = performance.now() / 1000, start = now - plotSeconds;
   for (const entries of series) {
     let old = 0;
@@ -57,27 +92,7 @@ function drawPlot() {
     low = 0;
     high = 255;
   }
-  const left = 44, right = 8, top = 6, bottom = 20;
-  const px = (t) => left + (t - start) / plotSeconds * (width - left - right);
-  const py = (v) => top + (high - v) / (high - low) * (height - top - bottom);
-  context.font = "11px system-ui, sans-serif";
-  context.lineWidth = 1;
-  context.strokeStyle = "#e5e5ea";
-  context.fillStyle = "#6e6e73";
-  context.textAlign = "right";
-  context.textBaseline = "middle";
-  for (let i = 0; i <= 4; i++) {
-    const value = low + (high - low) * i / 4, y = Math.round(py(value)) + 0.5;
-    context.beginPath(); context.moveTo(left, y); context.lineTo(width - right, y); context.stroke();
-    context.fillText(value.toFixed(span < 20 ? 1 : 0), left - 6, y);
-  }
-  context.textAlign = "center";
-  context.textBaseline = "top";
-  for (let seconds = 0; seconds <= plotSeconds; seconds += 10) {
-    const x = Math.round(px(now - seconds)) + 0.5;
-    context.beginPath(); context.moveTo(x, top); context.lineTo(x, height - bottom); context.stroke();
-    context.fillText(seconds ? `-${seconds} s` : "now", Math.min(x, width - right - 12), height - bottom + 4);
-  }
+  const { px, py } = drawAxes(context, width, height, now, low, high, span < 20 ? 1 : 0);
   series.forEach((entries, i) => {
     if (!entries || !entries.length) return;
     const color = pointColor(i);
