@@ -142,7 +142,6 @@ struct Serve: AsyncParsableCommand {
         configuration.timeouts = connections.timeouts
         configuration.tls = connections.tls
         configuration.palette = try naming.load()
-        configuration.palettePath = naming.palette
         if let calibrated, let path = calibration.profile {
             configuration.calibration = .init(
                 profile: calibrated.profile, path: path, target: calibrated.target, reference: calibration.referenceSettings)

@@ -24,8 +24,6 @@ public struct ServeConfiguration: Hashable, Sendable {
     /// `--palette` (and `--max-delta-e`): every sample gains its nearest named colour; nil leaves
     /// every body as it is without it.
     public var palette: PaletteSettings?
-    /// The file the palette was read from, as the status names it.
-    public var palettePath: String?
     /// `--profile-dir`: where the profiles fitted from the page (`POST /api/v1/calibration`) are
     /// written, and whence `PUT /api/v1/profile` applies one; nil: neither is offered (409).
     public var profileDirectory: String?

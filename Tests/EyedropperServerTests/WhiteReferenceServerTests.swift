@@ -101,7 +101,6 @@ import Testing
             path: "/palettes/two.json")
         var configuration = serveConfiguration(fps: 10, points: [WhiteReferenceServerTests.white])
         configuration.palette = PaletteSettings(palette: palette, maxDeltaE: 4)
-        configuration.palettePath = "/palettes/two.json"
         try await withServer(configuration) { client in
             let line = try await client.get("/api/v1/sample").json
             let samples = try #require(line["samples"] as? [[String: Any]], "\(line)")

@@ -35,6 +35,6 @@ struct StatusController: Sendable {
             stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts,
             points: configuration.points,
             controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: profile.settings,
-            palette: configuration.palette, palettePath: configuration.palettePath, outputs: outputs, reload: reloads.withLock { $0 })
+            palette: configuration.palette, outputs: outputs, reload: reloads.withLock { $0 })
     }
 }

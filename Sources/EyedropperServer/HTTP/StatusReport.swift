@@ -190,12 +190,12 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
         stalledStreamsClosed: Int, headerTimeouts: Int, points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
-        calibration: ServeConfiguration.CalibrationSettings?, palette: PaletteSettings? = nil, palettePath: String? = nil,
+        calibration: ServeConfiguration.CalibrationSettings?, palette: PaletteSettings? = nil,
         outputs: SampleOutputs? = nil, reload: ReloadReport? = nil
     ) {
         self.palette = palette.map {
             PaletteStatus(
-                path: palettePath ?? "", entries: $0.palette.count, colours: $0.palette.colourCount,
+                path: $0.palette.path ?? "", entries: $0.palette.count, colours: $0.palette.colourCount,
                 of: calibration == nil ? "camera" : "calibrated", maxDeltaE: $0.maxDeltaE)
         }
         self.reload = reload
