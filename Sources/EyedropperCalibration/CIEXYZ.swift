@@ -131,8 +131,12 @@ extension SRGB {
 
     /// Bradford chromatic adaptation from the white `source` to the white `destination`.
     static func bradford(from source: CIEXYZ, to destination: CIEXYZ) -> Matrix3 {
-        let gains = (bradfordCones * destination.vector) / (bradfordCones * source.vector)
-        return bradfordConesInverse * Matrix3.diagonal(gains) * bradfordCones
+        bradford(gains: (bradfordCones * destination.vector) / (bradfordCones * source.vector))
+    }
+
+    /// The Bradford adaptation that scales the cone responses by `gains`.
+    static func bradford(gains: SIMD3<Double>) -> Matrix3 {
+        bradfordConesInverse * Matrix3.diagonal(gains) * bradfordCones
     }
 
     /// XYZ relative to D50 to linear sRGB, adapting D50 to D65 with Bradford.

@@ -191,7 +191,7 @@ public struct WhiteReference: Sendable {
             let cones = (SRGB.bradfordCones * expectedXYZ.vector) / (SRGB.bradfordCones * xyz.vector)
             return ReferenceReading(
                 point: point, statistics: statistics, gains: cones, deltaE: deltaE, state: state, model: model, cameraGains: one,
-                xyzAdaptation: SRGB.bradford(from: xyz, to: expectedXYZ))
+                xyzAdaptation: SRGB.bradford(gains: cones))
         }
     }
 

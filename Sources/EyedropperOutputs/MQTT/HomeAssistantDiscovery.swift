@@ -35,6 +35,28 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
             ("name", JSONText.string("Eyedropper \(settings.topic)")),
             ("manufacturer", JSONText.string("Eyedropper")),
         ])
+        /// A sensor's config: its own fields, then those every sensor of this node shares. `extra`
+        /// goes after the value template.
+        func sensor(
+            id: String, name: String, value: String, attributes: String, icon: String, extra: [(String, String)] = []
+        ) -> String {
+            JSONText.object(
+                [
+                    ("name", JSONText.string(name)),
+                    ("unique_id", JSONText.string("\(node)_\(id)")),
+                    ("object_id", JSONText.string("\(node)_\(id)")),
+                    ("state_topic", JSONText.string(settings.samplesTopic)),
+                    ("value_template", JSONText.string(value)),
+                ] + extra + [
+                    ("json_attributes_topic", JSONText.string(settings.samplesTopic)),
+                    ("json_attributes_template", JSONText.string(attributes)),
+                    ("availability_topic", JSONText.string(settings.statusTopic)),
+                    ("payload_available", JSONText.string("online")),
+                    ("payload_not_available", JSONText.string("offline")),
+                    ("icon", JSONText.string(icon)),
+                    ("device", device),
+                ])
+        }
         let sensors = points.indices.map { index in
             let point = points[index]
             let sample = "value_json.samples[\(index)]"
@@ -46,45 +68,20 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
                     "'name': \(sample).nearest.name", "'nameDeltaE': \(sample).nearest.deltaE", "'nameMargin': \(sample).nearest.margin",
                 ]
             }
-            let payload = JSONText.object([
-                ("name", JSONText.string("Colour at \(point.x),\(point.y)")),
-                ("unique_id", JSONText.string("\(node)_\(index)")),
-                ("object_id", JSONText.string("\(node)_\(index)")),
-                ("state_topic", JSONText.string(settings.samplesTopic)),
-                ("value_template", JSONText.string("{{ \(sample).hex }}")),
-                ("json_attributes_topic", JSONText.string(settings.samplesTopic)),
-                ("json_attributes_template", JSONText.string("{{ {\(attributes.joined(separator: ", "))} | tojson }}")),
-                ("availability_topic", JSONText.string(settings.statusTopic)),
-                ("payload_available", JSONText.string("online")),
-                ("payload_not_available", JSONText.string("offline")),
-                ("icon", JSONText.string("mdi:eyedropper")),
-                ("device", device),
-            ])
+            let payload = sensor(
+                id: "\(index)", name: "Colour at \(point.x),\(point.y)", value: "{{ \(sample).hex }}",
+                attributes: "{{ {\(attributes.joined(separator: ", "))} | tojson }}", icon: "mdi:eyedropper")
             return (topic: "\(prefix)/sensor/\(node)/point_\(index)/config", payload: payload)
         }
         guard reference else { return sensors }
         // A line without a reference (none read yet) leaves the state unknown rather than 0.
-        let drift = JSONText.object([
-            ("name", JSONText.string("Light drift")),
-            ("unique_id", JSONText.string("\(node)_reference")),
-            ("object_id", JSONText.string("\(node)_reference")),
-            ("state_topic", JSONText.string(settings.samplesTopic)),
-            ("value_template", JSONText.string("{{ value_json.reference.deltaE if value_json.reference is defined else None }}")),
-            ("unit_of_measurement", JSONText.string("ΔE")),
-            ("state_class", JSONText.string("measurement")),
-            ("json_attributes_topic", JSONText.string(settings.samplesTopic)),
-            (
-                "json_attributes_template",
-                JSONText.string(
-                    "{{ {'gains': value_json.reference.gains, 'applied': value_json.reference.applied, 'state': value_json.reference.state} | tojson if value_json.reference is defined else {} | tojson }}"
-                )
-            ),
-            ("availability_topic", JSONText.string(settings.statusTopic)),
-            ("payload_available", JSONText.string("online")),
-            ("payload_not_available", JSONText.string("offline")),
-            ("icon", JSONText.string("mdi:white-balance-sunny")),
-            ("device", device),
-        ])
+        let drift = sensor(
+            id: "reference", name: "Light drift",
+            value: "{{ value_json.reference.deltaE if value_json.reference is defined else None }}",
+            attributes:
+                "{{ {'gains': value_json.reference.gains, 'applied': value_json.reference.applied, 'state': value_json.reference.state} | tojson if value_json.reference is defined else {} | tojson }}",
+            icon: "mdi:white-balance-sunny",
+            extra: [("unit_of_measurement", JSONText.string("ΔE")), ("state_class", JSONText.string("measurement"))])
         return sensors + [(topic: "\(prefix)/sensor/\(node)/reference/config", payload: drift)]
     }
 }
