@@ -21,7 +21,7 @@ import Testing
 
     static func configuration(_ settings: WhiteReferenceSettings?) -> ServeConfiguration {
         var configuration = serveConfiguration(fps: 10, points: CalibratedServerTests.points)
-        configuration.calibration = .init(profile: profile, path: "/profiles/bench.json", reference: settings)
+        configuration.settings = try! ServeSettings(profile: .init(profile: profile, path: "/profiles/bench.json"), reference: settings)
         return configuration
     }
 
@@ -100,7 +100,7 @@ import Testing
             ],
             path: "/palettes/two.json")
         var configuration = serveConfiguration(fps: 10, points: [WhiteReferenceServerTests.white])
-        configuration.palette = PaletteSettings(palette: palette, maxDeltaE: 4)
+        configuration.settings = try ServeSettings(palette: PaletteSettings(palette: palette, maxDeltaE: 4))
         try await withServer(configuration) { client in
             let line = try await client.get("/api/v1/sample").json
             let samples = try #require(line["samples"] as? [[String: Any]], "\(line)")

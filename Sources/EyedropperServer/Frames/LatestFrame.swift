@@ -1,7 +1,7 @@
 import Eyedropper
 
 /// What is known about one published frame; its pixels stay in `LatestFrame`.
-public struct FrameInfo: Hashable, Sendable {
+public struct FrameInfo: Sendable {
     /// 0 for the first frame published since the server started.
     public let number: Int
     /// Seconds: the driver's for a camera, from the frame rate otherwise.
@@ -10,16 +10,32 @@ public struct FrameInfo: Hashable, Sendable {
     public let height: Int
     /// What the frame was converted with.
     public let colorimetry: Colorimetry
-    /// The colours at the configured points: one `SampleJSON` object.
-    public let samplesJSON: String
+    /// The settings the frame was read with, and their generation: a request about this frame
+    /// reads it with them, whatever was applied since.
+    let generation: Int
+    let settings: ServeSettings
+    /// The reading at the configured points.
+    let reading: ServedReading?
 
-    package init(number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry, samplesJSON: String) {
+    /// A frame read with no settings and at no points: for a store alone.
+    package init(number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry) {
+        self.init(
+            number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry, generation: 0,
+            settings: .none, reading: nil)
+    }
+
+    init(
+        number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry, generation: Int,
+        settings: ServeSettings, reading: ServedReading?
+    ) {
         self.number = number
         self.timestamp = timestamp
         self.width = width
         self.height = height
         self.colorimetry = colorimetry
-        self.samplesJSON = samplesJSON
+        self.generation = generation
+        self.settings = settings
+        self.reading = reading
     }
 }
 
@@ -189,5 +205,18 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: nil) }
+    }
+}
+
+extension LatestFrame {
+    /// A published frame read with settings of `generation` or a later one: the newest if it is,
+    /// else the next such; nil when none is published by `deadline` (or the store closes).
+    func frame(ofGeneration generation: Int, until deadline: ContinuousClock.Instant) async -> FrameInfo? {
+        var info = newest
+        while true {
+            if let info, info.generation >= generation { return info }
+            guard let next = await frame(after: info?.number ?? -1, until: deadline) else { return nil }
+            info = next
+        }
     }
 }
