@@ -201,10 +201,17 @@ package final class HandedFrames: @unchecked Sendable {
         parts.work.stop()
     }
 
-    /// Reads `frame` as the capture reads each, with the settings in use, and publishes it.
-    package func publish(_ frame: borrowing PlanarFrame, timestamp: Double = 0) {
-        lock.withLock { _ in publisher.publish(frame, timestamp: timestamp) }
+    /// Reads `frame` as the capture reads each, with the settings in use, and publishes it;
+    /// `stream` is what the status calls its format.
+    package func publish(_ frame: borrowing PlanarFrame, timestamp: Double = 0, stream: String? = nil) {
+        lock.withLock { _ in
+            if let stream { parts.statistics.setStream(stream) }
+            publisher.publish(frame, timestamp: timestamp)
+        }
     }
+
+    /// Frames compressed to JPEG so far (each once, on demand).
+    package var framesEncoded: Int { parts.jpeg.framesEncoded }
 
     /// What a reload (SIGHUP) does with `options`.
     package func reload(_ options: ReloadedOptions) {
@@ -219,4 +226,12 @@ package final class HandedFrames: @unchecked Sendable {
 
     /// No more frames: every stream ends once it has sent what it has, as at a shutdown.
     package func close() { parts.frames.close() }
+
+    /// Ends every open stream once it has sent what it has (as `close`), waits until they are
+    /// gone, and takes frames and streams again.
+    package func endStreams() async {
+        parts.frames.close()
+        while parts.streams.count > 0 { try? await Task.sleep(for: .milliseconds(2)) }
+        parts.frames.reopen()
+    }
 }

@@ -161,7 +161,7 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
     package func fail(_ reason: String) { state.withLock { $0.failure = reason } }
 
     /// Waits until there is a frame newer than frame `number` (-1: any frame) and returns it; nil
-    /// once the store is closed or the waiting task is cancelled.
+    /// once the store is closed with none newer, or the waiting task is cancelled.
     package func frame(after number: Int) async -> FrameInfo? {
         let id = state.withLock { state in
             state.nextWaiter += 1
@@ -170,10 +170,11 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready: FrameInfo?? = state.withLock { state in
-                    if state.closed || Task.isCancelled { return .some(nil) }
+                    if Task.isCancelled { return .some(nil) }
                     if let newest = state.newest, let info = state.slots[newest].info, info.number > number {
                         return .some(info)
                     }
+                    if state.closed { return .some(nil) }
                     state.waiters[id] = continuation
                     return .none
                 }
@@ -197,7 +198,8 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
         }
     }
 
-    /// Ends every wait, now and later: the server is shutting down.
+    /// Ends every wait, now and later, once the newest frame is taken: the server is shutting
+    /// down.
     package func close() {
         let waiters = state.withLock { state in
             state.closed = true
@@ -206,6 +208,9 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: nil) }
     }
+
+    /// Takes waits again after `close`: for a test's server that ended its streams and goes on.
+    package func reopen() { state.withLock { $0.closed = false } }
 }
 
 extension LatestFrame {
