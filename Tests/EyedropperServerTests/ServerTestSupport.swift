@@ -93,6 +93,12 @@ final class FrameHand: @unchecked Sendable {
     }
 }
 
+/// A frame buffer a test draws in and hands to its server from the test's own task (one task at
+/// a time uses it).
+struct TestFrame: @unchecked Sendable {
+    let buffer: FrameBuffer
+}
+
 struct FrameHandError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
