@@ -21,8 +21,8 @@ ideal 3x3": a 3x3 fitted to the chart's 24 means through the camera's true inver
 mean CIEDE2000), what a calibration that knew the curve would do with a 3x3; with the reference,
 a per-channel gain from the tile through the same true curve.
 
-Which cameras: `--set quick` (the default, Scripts/test's) runs the 12 of QUICK, the shadows
-and sensors that were hardest plus ordinary ones; `--set every-sensor` every one of the 28
+Which cameras: `--set quick` (the default, Scripts/test's) runs the 8 of QUICK, the shadows
+and sensors that were hardest plus two ordinary ones; `--set every-sensor` every one of the 28
 sensors with two curves each, going round the 39 curves so every curve is used (56 cameras);
 `--set full` every sensor with every curve. Prints a line per camera and the table (median and
 worst over the cameras), writes OUT/cameras.md and OUT/cameras.json, and exits 1 when a figure is
@@ -79,23 +79,23 @@ DORF_BLACK_FLOOR = 2.0
 
 #: The sets of cameras `--set` runs (`pairs`).
 SETS = ("quick", "every-sensor", "full")
-#: Scripts/test's set, (sensor, curve), a part of every-sensor's: the cameras whose shadows a curve
-#: through the neutrals got most wrong (the deep toes of DoRF 183, 190 and 192, darktable's "nokia
-#: like", its Nikon D5100), the sensors furthest from any 3x3 (Point Grey's, Hasselblad's), and
-#: ordinary ones for the median.
+#: Scripts/test's set, (sensor, curve), a part of every-sensor's (8 cameras: 69 s on two cores at
+#: a load of 5): the cameras whose shadows a curve through the neutrals got
+#: most wrong (the deep toes of DoRF 183 and darktable's "nokia like", the bumps of DoRF 190 and
+#: 192, darktable's Nikon D5100), the sensor furthest from any 3x3 (Point Grey's), and two
+#: ordinary ones.
 QUICK = [("Nikon D700", "DoRF 183"), ("Nikon D700", "DoRF 190"), ("Nikon D80", "DoRF 192"),
          ("Canon 5DMarkII", "darktable nokia like"), ("Canon 20D", "darktable Nikon D5100"),
-         ("Point Grey Grasshopper 50S5C", "darktable Nikon D90"), ("Hasselblad H2", "DoRF 15"),
-         ("Canon 1DMarkIII", "EMoR f0"), ("Nikon D40", "DoRF 100"), ("Phase One", "darktable kodak easyshare like"),
-         ("Nokia N900", "darktable Nikon D750"), ("SONY NEX-5N", "DoRF 9")]
+         ("Point Grey Grasshopper 50S5C", "darktable Nikon D90"), ("Canon 1DMarkIII", "EMoR f0"),
+         ("SONY NEX-5N", "DoRF 9")]
 
 #: Regression bounds per set: {(figure, statistic): bound}, the median and worst over the set's
 #: cameras, each 0.05 above what it measures now (the run is deterministic: the noise is seeded
 #: by the camera's name, so a change of the calibration is what moves a figure).
 BOUNDS = {
-    "quick": {("held_out", "median"): 1.59, ("held_out", "worst"): 4.81, ("held_out minus ideal", "worst"): 1.34,
-              ("reference", "median"): 2.4, ("reference", "worst"): 5.03, ("reference minus ideal", "worst"): 1.95,
-              ("intensity", "median"): 1.88, ("intensity", "worst"): 3.75, ("intensity minus ideal", "worst"): 3.5},
+    "quick": {("held_out", "median"): 1.7, ("held_out", "worst"): 4.81, ("held_out minus ideal", "worst"): 1.34,
+              ("reference", "median"): 2.52, ("reference", "worst"): 5.03, ("reference minus ideal", "worst"): 1.95,
+              ("intensity", "median"): 2.38, ("intensity", "worst"): 3.75, ("intensity minus ideal", "worst"): 3.5},
     "every-sensor": {("held_out", "median"): 1.08, ("held_out", "worst"): 4.81, ("held_out minus ideal", "worst"): 1.34,
                      ("reference", "median"): 1.75, ("reference", "worst"): 5.03,
                      ("reference minus ideal", "worst"): 1.95, ("intensity", "median"): 1.17,
