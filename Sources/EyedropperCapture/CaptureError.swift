@@ -10,6 +10,8 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case busy
         case disconnected
         case timeout(milliseconds: Int)
+        /// Frames came, but libv4l2 converted none of them in that time.
+        case unconverted(frames: Int, milliseconds: Int)
         /// No format the device offers can become 4:2:0 frames.
         case noAcceptableFormat(String)
         /// The driver's agreed format does not describe a whole frame.
@@ -63,6 +65,8 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): the device went away (unplugged?)"
         case let .timeout(milliseconds):
             "\(device): no frame within \(milliseconds) ms: is another program holding the camera, or is it covered and slowed to a crawl?"
+        case let .unconverted(frames, milliseconds):
+            "\(device): \(frames) frames came in \(milliseconds) ms and libv4l2 converted none of them (a frame it cannot decode?): try another --size, or `eyedropper formats --device \(device)` for the formats it offers"
         case let .noAcceptableFormat(detail):
             "\(device): no usable format: \(detail); `eyedropper formats --device \(device)` lists what it offers"
         case let .unusableFormat(detail):
@@ -90,7 +94,7 @@ extension CaptureError: ExitStatusError {
         switch kind {
         case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
         case .permissionDenied: 77
-        case .busy, .disconnected, .timeout, .unusableFormat, .failed: 74
+        case .busy, .disconnected, .timeout, .unconverted, .unusableFormat, .failed: 74
         }
     }
 }
