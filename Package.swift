@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Eyedropper", targets: ["Eyedropper"]),
         .library(name: "EyedropperCalibration", targets: ["EyedropperCalibration"]),
         .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
+        .library(name: "EyedropperNetwork", targets: ["EyedropperNetwork"]),
         .library(name: "EyedropperJPEG", targets: ["EyedropperJPEG"]),
         .library(name: "EyedropperPipeline", targets: ["EyedropperPipeline"]),
         .library(name: "EyedropperOutputs", targets: ["EyedropperOutputs"]),
@@ -54,6 +55,13 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // Network cameras (RTSP, MJPEG over HTTP) through FFmpeg's libavformat and libavcodec, in a
+        // target of its own: conversion and V4L2 capture never link FFmpeg (capture defines the
+        // `NetworkStream` it provides), and a library user links it only by naming it. Chosen over
+        // GStreamer by measurement (docs/performance.md, "Network cameras").
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        .target(name: "EyedropperNetwork", dependencies: ["Eyedropper", "EyedropperCapture", "CFFmpeg"]),
         // JPEG in one place: the remap of a frame's planes into JPEG's Y'CbCr (its C row kernels
         // beside it) and the libturbojpeg encoder that compresses them.
         .target(name: "CEyedropperJPEGKernels"),
@@ -117,6 +125,7 @@ let package = Package(
                 "EyedropperCalibration",
                 "EyedropperCapture",
                 "EyedropperJPEG",
+                "EyedropperNetwork",
                 "EyedropperServer",
                 "EyedropperOutputs",
                 "EyedropperPipeline",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
+import EyedropperNetwork
 import EyedropperOutputs
 import EyedropperServer
 import Logging
@@ -26,7 +27,8 @@ struct EyedropperCommand: AsyncParsableCommand {
             """,
         version: EyedropperServer.version,
         subcommands: [
-            Sample.self, Calibrate.self, Chart.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self,
+            Sample.self, Calibrate.self, Chart.self, Snapshot.self, Record.self, Bench.self, Serve.self, Devices.self, Formats.self,
+            Controls.self,
         ],
         defaultSubcommand: Sample.self
     )
@@ -37,6 +39,7 @@ struct EyedropperCommand: AsyncParsableCommand {
     static func main() async {
         setvbuf(stdout, nil, _IOLBF, 0)
         LoggingSystem.bootstrap { _ in DiagnosticLineHandler() }
+        NetworkSource.bootstrap()
         let arguments: (arguments: [String], file: ConfigurationFile?)
         var command: any ParsableCommand
         do {

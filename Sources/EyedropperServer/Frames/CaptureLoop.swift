@@ -134,7 +134,7 @@ private struct FramePublisher {
         self.outputs = outputs
         self.logger = logger
         let (generation, settings) = profile.current
-        pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isCamera)
+        pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isLive)
         profileGeneration = generation
     }
 
@@ -142,7 +142,7 @@ private struct FramePublisher {
         if profile.generation != profileGeneration {
             // A profile applied through the API: from this frame on (its check says its warnings anew).
             let (generation, settings) = profile.current
-            pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isCamera)
+            pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isLive)
             profileGeneration = generation
         }
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
