@@ -69,8 +69,8 @@ echo "package: $DEB"
 # The guest's packages: systemd and what a user's machine has, plus the package's run-time
 # libraries, so that `apt install ./eyedropper_*.deb` needs no network. procps: /bin/kill (the
 # unit's ExecReload), on every Debian system but minbase's. v4l-utils for v4l2-ctl (frame rate,
-# the simulated unplug).
-PACKAGES=systemd,systemd-sysv,udev,apt,dbus,curl,kmod,iproute2,procps,v4l-utils,libv4l-0,libturbojpeg0,libmosquitto1,libstdc++6
+# the simulated unplug). libav*: FFmpeg's, for network cameras.
+PACKAGES=systemd,systemd-sysv,udev,apt,dbus,curl,kmod,iproute2,procps,v4l-utils,libv4l-0,libturbojpeg0,libmosquitto1,libstdc++6,libavformat59,libavcodec59,libavutil57
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
