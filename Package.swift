@@ -114,7 +114,7 @@ let package = Package(
                 .embedInCode("Page/access.js"), .embedInCode("Page/calibration.js"), .embedInCode("Page/click.js"),
                 .embedInCode("Page/plot.js"), .embedInCode("Page/drift.js"), .embedInCode("Page/status.js"),
                 .embedInCode("Page/controls.js"),
-                .embedInCode("Page/chart.js"),
+                .embedInCode("Page/chart.js"), .embedInCode("Page/record.js"),
                 .embedInCode("Page/hook.js"),
             ]
         ),

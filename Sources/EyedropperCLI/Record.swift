@@ -83,7 +83,7 @@ final class Recording {
     private func open(_ frame: borrowing PlanarFrame) throws -> Y4MWriter {
         let writer = try Y4MWriter(
             path: path, width: frame.width, height: frame.height, colorimetry: frame.colorimetry,
-            frameRate: Self.fraction(source.frameRate ?? FrameSource.Configuration.defaultLiveFPS), controls: source.controlValues)
+            frameRate: Y4MFrameRate(fps: source.frameRate ?? FrameSource.Configuration.defaultLiveFPS), controls: source.controlValues)
         self.writer = writer
         colorimetry = frame.colorimetry
         return writer
@@ -95,13 +95,5 @@ final class Recording {
         self.writer = nil
         try writer.finish()
         logger.info("\(path): \(writer.framesWritten) frames recorded")
-    }
-
-    /// `fps` as YUV4MPEG2's fraction: whole rates as N:1, NTSC's as 30000:1001 and the like.
-    static func fraction(_ fps: Double) -> Y4MFrameRate {
-        if fps.rounded() == fps, fps >= 1 { return Y4MFrameRate(numerator: Int(fps), denominator: 1) }
-        let ntsc = (fps * 1.001).rounded()
-        if abs(ntsc / 1.001 - fps) < 1e-3 { return Y4MFrameRate(numerator: Int(ntsc) * 1000, denominator: 1001) }
-        return Y4MFrameRate(numerator: max(1, Int((fps * 1000).rounded())), denominator: 1000)
     }
 }

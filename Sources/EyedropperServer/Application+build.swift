@@ -22,6 +22,8 @@ struct ServerParts: Sendable {
     /// Whether anyone watches as JPEG: the capture remaps each frame's planes for the encoders only
     /// then.
     let jpegDemand = JPEGDemand()
+    /// Whoever records the camera's frames: the capture copies them only then.
+    let recordings = RecordingTap()
     /// The profile every frame is calibrated with: `--profile`, or one applied since.
     let profile: ServedProfile
     let metrics: ServerMetrics
@@ -73,7 +75,7 @@ struct ServerParts: Sendable {
         serviceStatus = describe
         capture = CaptureLoop(
             configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, controls: controls,
-            profile: profile, outputs: outputs, notifier: notifier,
+            profile: profile, outputs: outputs, recordings: recordings, notifier: notifier,
             outcome: { [notifier] in notifier.reached(listening: false, status: describe()) }, logger: logger)
         do {
             jpeg = try JPEGCache(frames: frames, demand: jpegDemand, quality: configuration.jpegQuality, pool: work)
@@ -104,6 +106,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     SampleController(configuration: configuration, profile: parts.profile, frames: parts.frames, streams: parts.streams)
         .addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
+    RecordingController(tap: parts.recordings, streams: parts.streams).addRoutes(to: api)
     ChartController(frames: parts.frames, work: parts.work).addRoutes(to: api)
     CalibrationController(configuration: configuration, profile: parts.profile, frames: parts.frames, work: parts.work)
         .addRoutes(to: api)

@@ -168,7 +168,9 @@ private final class ScriptedStream: NetworkStream {
     }
 
     func withNextFrame(_ body: (borrowing PlanarFrame, Double) throws -> Void) throws {
-        guard let seed = script.next() else { throw CaptureError(device: "rtsp://camera/scripted", kind: .streamLost("the server ended it")) }
+        guard let seed = script.next() else {
+            throw CaptureError(device: "rtsp://camera/scripted", kind: .streamLost("the server ended it"))
+        }
         buffer.set(x: 0, y: 0, to: YCbCr8(y: seed, cb: 128, cr: 128))
         try buffer.withFrame { try body($0, Double(seed)) }
     }

@@ -114,7 +114,9 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
             path: path, width: 33, height: 17, colorimetry: .bt601Full,
             frameRate: Y4MFrameRate(numerator: 30000, denominator: 1001))
         try writer.finish()
-        #expect(try ScratchDirectory.read(path) == Array("YUV4MPEG2 W33 H17 F30000:1001 Ip A1:1 C420jpeg XCOLORRANGE=FULL\n".utf8))
+        #expect(
+            try ScratchDirectory.read(path)
+                == Array("YUV4MPEG2 W33 H17 F30000:1001 Ip A1:1 C420jpeg XCOLORRANGE=FULL XEYEDROPPER_MATRIX=BT601\n".utf8))
         let reader = try Y4MReader(path: path)
         #expect(reader.colorimetry == .bt601Full)
         #expect(try reader.readFrame { _ in } == .endOfStream)
@@ -374,7 +376,10 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
         try writer.finish()
         let written = try ScratchDirectory.read(path)
         let lines = String(decoding: written.prefix(200), as: UTF8.self).split(separator: "\n")
-        #expect(lines[0] == "YUV4MPEG2 W4 H2 F30:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL XEYEDROPPER_MATRIX=BT709 XEYEDROPPER_CONTROLS=brightness:-5,contrast:32")
+        #expect(
+            lines[0]
+                == "YUV4MPEG2 W4 H2 F30:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL XEYEDROPPER_MATRIX=BT709 XEYEDROPPER_CONTROLS=brightness:-5,contrast:32"
+        )
         #expect(lines[1].count + 1 <= 80, "\(lines[1])")
         let reader = try Y4MReader(path: path)
         var planes: [UInt8] = []

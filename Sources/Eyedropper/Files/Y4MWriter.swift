@@ -59,11 +59,23 @@ public final class Y4MWriter {
         try append(UnsafeRawBufferPointer(bytes), time: time)
     }
 
+    /// The `FRAME` line of a frame taken at `time` (nil: none said), newline included.
+    public static func frameLine(time: Double?) -> String {
+        time.map { "FRAME X\(Y4MHeader.timeParameter)=\($0)\n" } ?? "FRAME\n"
+    }
+
+    /// Copies `frame`'s planes into `bytes` (`Y4MHeader.frameByteCount` of them) as I420: for a
+    /// writer of its own (serve's recordings, over HTTP).
+    package static func packI420(_ frame: borrowing PlanarFrame, into bytes: UnsafeMutableRawBufferPointer) {
+        precondition(bytes.count >= PlanarFrame.packedByteCount(layout: .i420, width: frame.width, height: frame.height))
+        pack(frame.geometry, into: bytes)
+    }
+
     /// The frame line and its bytes, or the first failure.
     private func append(_ bytes: UnsafeRawBufferPointer, time: Double?) throws(Y4MError) {
         if let failure { throw failure }
         do {
-            try file.write(time.map { "FRAME X\(Y4MHeader.timeParameter)=\($0)\n" } ?? "FRAME\n")
+            try file.write(Self.frameLine(time: time))
             try file.write(bytes)
         } catch {
             file.abandon()

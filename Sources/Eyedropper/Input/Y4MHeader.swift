@@ -10,6 +10,20 @@ public struct Y4MFrameRate: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(numerator):\(denominator)" }
+
+    /// `fps` as a fraction: whole rates as N:1, NTSC's (29.97, 59.94) as 30000:1001 and the like,
+    /// others in thousandths.
+    public init(fps: Double) {
+        precondition(fps > 0 && fps.isFinite, "frame rate \(fps) is not positive")
+        let ntsc = (fps * 1.001).rounded()
+        if fps.rounded() == fps {
+            self.init(numerator: Int(fps), denominator: 1)
+        } else if abs(ntsc / 1.001 - fps) < 1e-3 {
+            self.init(numerator: Int(ntsc) * 1000, denominator: 1001)
+        } else {
+            self.init(numerator: max(1, Int((fps * 1000).rounded())), denominator: 1000)
+        }
+    }
 }
 
 /// The stream header of a YUV4MPEG2 file: `YUV4MPEG2 W<w> H<h> F<n>:<d> I<p|t|b|m> A<n>:<d> C<tag> X<...>`.

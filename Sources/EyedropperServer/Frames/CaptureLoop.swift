@@ -22,6 +22,8 @@ final class CaptureLoop: Sendable {
     private let profile: ServedProfile
     /// `--mqtt`, `--osc`: where each frame's samples go too.
     private let outputs: SampleOutputs?
+    /// Whoever records the frames (`GET /api/v1/recording.y4m`).
+    private let recordings: RecordingTap
     /// Hears from the capture's thread on every frame and every wait (systemd's watchdog).
     private let notifier: SystemdNotifier
     /// Called after every frame and at every failure: the first of them makes the service ready.
@@ -34,9 +36,10 @@ final class CaptureLoop: Sendable {
     /// what was set through the API survives a reconnect.
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
-        controls: CameraControls?, profile: ServedProfile, outputs: SampleOutputs?, notifier: SystemdNotifier,
-        outcome: @escaping @Sendable () -> Void, logger: Logger
+        controls: CameraControls?, profile: ServedProfile, outputs: SampleOutputs?, recordings: RecordingTap = RecordingTap(),
+        notifier: SystemdNotifier, outcome: @escaping @Sendable () -> Void, logger: Logger
     ) {
+        self.recordings = recordings
         self.configuration = configuration
         self.notifier = notifier
         self.outcome = outcome
@@ -90,6 +93,7 @@ final class CaptureLoop: Sendable {
                         statistics.setStream(stream)
                     }
                     publisher.publish(frame, timestamp: timestamp)
+                    recordings.offer(frame, timestamp: timestamp, frameRate: source.frameRate, controls: source.controlValues)
                 })
             {
                 statistics.addDropped(source.framesDropped - dropped)
