@@ -75,13 +75,15 @@ echo "--- the server restarted mid-stream (--reconnect)"
 "$E" sample --source "$URL/h264-bt709-720" --reconnect --at 0.5,0.3 > "$work/reconnect.jsonl" 2> "$work/reconnect.err" &
 sampler=$!; pids+=("$sampler")
 lines() { wc -l < "$work/reconnect.jsonl"; }
-if wait_for 20 test "$(lines)" -ge 10; then
+# Asked again at every try (wait_for runs its command each time).
+at_least() { [ "$(lines)" -ge "$1" ]; }
+if wait_for 20 at_least 10; then
   stop_server
   wait_for 10 grep -q "waiting for it to come back" "$work/reconnect.err" || true
   sleep 1  # down for a while, as a camera rebooting is
   before=$(lines); restarted=$EPOCHREALTIME
   start_server
-  if wait_for 10 test "$(lines)" -gt "$before"; then
+  if wait_for 10 at_least $((before + 1)); then
     back=$(awk -v a="$EPOCHREALTIME" -v b="$restarted" 'BEGIN{printf "%.2f", a-b}')
     outages=$(grep -c "waiting for it to come back" "$work/reconnect.err" || true)
     if awk -v s="$back" 'BEGIN{exit !(s <= 5)}' && [ "$outages" = 1 ] && grep -q ": back" "$work/reconnect.err"; then
