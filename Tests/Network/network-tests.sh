@@ -30,14 +30,15 @@ free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("
 wait_for() { local deadline=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -lt $deadline ] || return 1; sleep 0.05; done; }
 
 PORT=$(free_port)
-server=""
+rtsp=""  # not `server`: start_serve (below) sets that to serve's pid
 start_server() {
   # Debian's python3 (PyGObject is its package), whatever python3 comes first on PATH.
+  # Stopped by the EXIT trap whatever happens: left behind, it would hold the caller's flock.
   /usr/bin/python3 Tests/Network/rtsp_server.py "$PORT" > "$work/server.log" 2>&1 &
-  server=$!
+  rtsp=$!
   wait_for 20 grep -q ready "$work/server.log" || { cat "$work/server.log"; echo "the RTSP server did not start" >&2; exit 1; }
 }
-stop_server() { kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+stop_server() { kill -TERM "$rtsp" 2>/dev/null || true; wait "$rtsp" 2>/dev/null || true; }
 pids=()
 trap 'stop_server; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_server
