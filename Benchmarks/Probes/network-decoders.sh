@@ -33,7 +33,7 @@ for round in $(seq "$rounds"); do
   "$work/gstreamer" "rtspsrc location=$mjpeg $src ! rtpjpegdepay ! avdec_mjpeg ! appsink name=s sync=false" "$frames" | sed 's/^/MJPEG avdec_mjpeg /'
 done
 echo "--- copies: GStreamer's avdec_h264, 30 frames (get_buffer2: where libavcodec decodes; get_output_buffer: a new buffer the frame is copied into)"
-GST_DEBUG='avvid*:6' "$work/gstreamer" "rtspsrc location=$h264 $src ! rtph264depay ! h264parse ! avdec_h264 ! appsink name=s sync=false" 30 \
+GST_DEBUG='libav:6,avvid*:6' "$work/gstreamer" "rtspsrc location=$h264 $src ! rtph264depay ! h264parse ! avdec_h264 ! appsink name=s sync=false" 30 \
   2>&1 >/dev/null | grep -oE 'get_output_buffer|gst_ffmpegviddec_get_buffer2:<[^>]*>[^ ]* linesize [1-9]' \
-  | sed 's/:<.*//' | sort | uniq -c
+  | sed 's/:<.*//' | sort | uniq -c || echo "(no avdec_h264 debug lines: is gst-libav built with its debug log?)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
