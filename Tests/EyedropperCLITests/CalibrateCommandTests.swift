@@ -127,7 +127,10 @@ import Testing
         var swapped = cornerArguments
         swapped.swapAt(3, 5)  // bluish green and black: a bow tie
         let result = try runEyedropper(
-            ["calibrate", "--source", scratch.file("chart.y4m"), "--matrix", "bt601", "--range", "limited", "--out", scratch.file("p.json")]
+            [
+                "calibrate", "--source", scratch.file("chart.y4m"), "--matrix", "bt601", "--range", "limited", "--out",
+                scratch.file("p.json"),
+            ]
                 + swapped)
         #expect(result.status == 64)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not a convex quadrilateral"), "\(result.stderr)")
