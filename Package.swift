@@ -56,11 +56,13 @@ let package = Package(
             ]
         ),
         // Network cameras (RTSP, MJPEG over HTTP) through FFmpeg's libavformat and libavcodec, in a
-        // target of its own: conversion and V4L2 capture never link FFmpeg (capture defines the
-        // `NetworkStream` it provides), and a library user links it only by naming it. Chosen over
-        // GStreamer by measurement (docs/performance.md, "Network cameras").
-        .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // target of its own: conversion and V4L2 capture never see FFmpeg (capture defines the
+        // `NetworkStream` it provides), and a library user gets it only by naming it. Nothing links
+        // FFmpeg: CFFmpeg loads its libraries (dlopen) when the first network camera is opened,
+        // so `ldd eyedropper` lists 27 lines rather than 153 and a machine without FFmpeg runs every
+        // other source; its headers come from libavformat-dev, libavcodec-dev and libavutil-dev.
+        // Chosen over GStreamer by measurement (docs/performance.md, "Network cameras").
+        .target(name: "CFFmpeg"),
         .target(name: "EyedropperNetwork", dependencies: ["Eyedropper", "EyedropperCapture", "CFFmpeg"]),
         // JPEG in one place: the remap of a frame's planes into JPEG's Y'CbCr (its C row kernels
         // beside it) and the libturbojpeg encoder that compresses them.

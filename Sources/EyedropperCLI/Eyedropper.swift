@@ -20,7 +20,8 @@ struct EyedropperCommand: AsyncParsableCommand {
             Every failure is one line on stderr naming the file, device, option or value, with \
             the exit status saying what kind: 64 usage (a bad option or value), 65 a damaged input \
             file or stream (or one with no 4:2:0 frames), 66 a missing file, device or stream, 69 \
-            a network camera, --mqtt broker or --osc peer that cannot be resolved or reached, 71 \
+            a network camera, --mqtt broker or --osc peer that cannot be resolved or reached (or \
+            FFmpeg, which reads network cameras, not installed), 71 \
             no socket to be had, 73 an output file that cannot be written, 74 a device or stream \
             busy, gone or silent, 77 permission denied (or credentials a camera or the broker \
             refused). sample --target exits 1 when a \

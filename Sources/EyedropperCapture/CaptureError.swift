@@ -11,6 +11,9 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case streamLost(String)
         /// A network camera's stream that cannot become 4:2:0 frames (its codec or chroma).
         case unsupportedStream(String)
+        /// The libraries that decode network cameras are not installed: what the dynamic linker
+        /// said, and the packages that install them.
+        case decoderMissing(String)
         case notFound
         case permissionDenied
         case notCaptureDevice
@@ -84,7 +87,7 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): cannot be reached (\(detail)): is the camera on, and are its address, port and path right?"
         case let .streamLost(detail):
             "\(device): the stream stopped (\(detail))"
-        case let .unsupportedStream(detail):
+        case let .unsupportedStream(detail), let .decoderMissing(detail):
             "\(device): \(detail)"
         }
     }
@@ -102,7 +105,8 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): the stream stopped (\(detail)): the camera or its server went away"
         case let .timeout(milliseconds):
             "\(device): no frame within \(milliseconds) ms: the stream stalled (network, or the camera)"
-        case let .unsupportedStream(detail), let .noAcceptableFormat(detail), let .unusableFormat(detail):
+        case let .unsupportedStream(detail), let .noAcceptableFormat(detail), let .unusableFormat(detail),
+            let .decoderMissing(detail):
             "\(device): \(detail)"
         case .busy:
             "\(device): the server is busy (too many clients?): try again later"
@@ -129,13 +133,14 @@ func onDevice<R>(_ device: String, _ operation: String, _ body: () throws(Errno)
 extension CaptureError: ExitStatusError {
     /// 66 for a device or stream that is missing, not a camera or offering nothing usable, 77
     /// for permissions, 74 for busy, gone, silent or failing, 69 for a network camera that
-    /// cannot be reached, 65 for a stream that cannot become 4:2:0 frames.
+    /// cannot be reached or whose decoder (FFmpeg) is not installed, 65 for a stream that cannot
+    /// become 4:2:0 frames.
     public var exitStatus: Int32 {
         switch kind {
         case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
         case .permissionDenied: 77
         case .busy, .disconnected, .timeout, .unusableFormat, .failed, .streamLost: 74
-        case .unreachable: 69
+        case .unreachable, .decoderMissing: 69
         case .unsupportedStream: 65
         }
     }

@@ -16,6 +16,8 @@ final class FFmpegStream: NetworkStream {
     let url: String
     private(set) var stream = ""
     private let timeoutMilliseconds: Int
+    /// FFmpeg's functions, loaded at the first stream opened.
+    private let av: ed_ffmpeg
     private let watchdog: Watchdog
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var decoder: UnsafeMutablePointer<AVCodecContext>?
@@ -31,8 +33,12 @@ final class FFmpegStream: NetworkStream {
         self.url = url
         self.timeoutMilliseconds = timeoutMilliseconds
         watchdog = Watchdog(isStopped: isStopped)
-        packet = av_packet_alloc()
-        frame = av_frame_alloc()
+        av = try FFmpegLibrary.load(for: url)
+        guard let packet = av.av_packet_alloc(), let frame = av.av_frame_alloc() else {
+            preconditionFailure("av_packet_alloc, av_frame_alloc: out of memory")
+        }
+        self.packet = packet
+        self.frame = frame
         // A failure here releases all through deinit: every stored property is set.
         try open()
         try decodeFirstFrame()
@@ -44,7 +50,7 @@ final class FFmpegStream: NetworkStream {
         if pending {
             pending = false
         } else {
-            av_frame_unref(frame)
+            av.av_frame_unref(frame)
             try decodeFrame()
         }
         let timestamp = Self.monotonicSeconds()
@@ -54,28 +60,28 @@ final class FFmpegStream: NetworkStream {
     // MARK: Opening
 
     private func open() throws(CaptureError) {
-        var context = avformat_alloc_context()
+        var context = av.avformat_alloc_context()
         context?.pointee.interrupt_callback = AVIOInterruptCB(
             callback: { opaque in Unmanaged<Watchdog>.fromOpaque(opaque!).takeUnretainedValue().interrupts ? 1 : 0 },
             opaque: Unmanaged.passUnretained(watchdog).toOpaque())
         var options: OpaquePointer?
-        defer { av_dict_free(&options) }
+        defer { av.av_dict_free(&options) }
         let microseconds = String(timeoutMilliseconds * 1000)
         // TCP for RTSP: a 1080p key frame is hundreds of UDP packets, and one lost is a damaged frame.
-        if url.lowercased().hasPrefix("rtsp") { av_dict_set(&options, "rtsp_transport", "tcp", 0) }
-        av_dict_set(&options, "timeout", microseconds, 0)
-        av_dict_set(&options, "rw_timeout", microseconds, 0)
+        if url.lowercased().hasPrefix("rtsp") { _ = av.av_dict_set(&options, "rtsp_transport", "tcp", 0) }
+        _ = av.av_dict_set(&options, "timeout", microseconds, 0)
+        _ = av.av_dict_set(&options, "rw_timeout", microseconds, 0)
         watchdog.arm(milliseconds: timeoutMilliseconds)
-        var status = avformat_open_input(&context, url, nil, &options)
+        var status = av.avformat_open_input(&context, url, nil, &options)
         guard status >= 0, let context else {
-            throw FFmpegError.opening(url, status, timedOut: watchdog.expired, milliseconds: timeoutMilliseconds)
+            throw FFmpegError.opening(url, status, timedOut: watchdog.expired, milliseconds: timeoutMilliseconds, av)
         }
         format = context
         watchdog.arm(milliseconds: timeoutMilliseconds)
-        status = avformat_find_stream_info(context, nil)
-        guard status >= 0 else { throw FFmpegError.opening(url, status, timedOut: watchdog.expired, milliseconds: timeoutMilliseconds) }
+        status = av.avformat_find_stream_info(context, nil)
+        guard status >= 0 else { throw FFmpegError.opening(url, status, timedOut: watchdog.expired, milliseconds: timeoutMilliseconds, av) }
         var codec: UnsafePointer<AVCodec>?
-        streamIndex = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0)
+        streamIndex = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0)
         guard streamIndex >= 0, let codec, let parameters = context.pointee.streams[Int(streamIndex)]?.pointee.codecpar else {
             throw CaptureError(
                 device: url,
@@ -83,15 +89,15 @@ final class FFmpegStream: NetworkStream {
                     streamIndex == ed_averror_decoder_not_found()
                         ? "its video is in a codec this FFmpeg cannot decode" : "it has no video stream"))
         }
-        guard let decoder = avcodec_alloc_context3(codec) else { preconditionFailure("avcodec_alloc_context3: out of memory") }
+        guard let decoder = av.avcodec_alloc_context3(codec) else { preconditionFailure("avcodec_alloc_context3: out of memory") }
         self.decoder = decoder
-        avcodec_parameters_to_context(decoder, parameters)
+        _ = av.avcodec_parameters_to_context(decoder, parameters)
         // Slices in parallel, never frames: frame threads hold frames back, a frame a thread.
         decoder.pointee.thread_type = FF_THREAD_SLICE
         decoder.pointee.thread_count = 0
-        status = avcodec_open2(decoder, codec, nil)
+        status = av.avcodec_open2(decoder, codec, nil)
         guard status >= 0 else {
-            throw CaptureError(device: url, kind: .unsupportedStream("its decoder cannot start: \(FFmpegError.text(status))"))
+            throw CaptureError(device: url, kind: .unsupportedStream("its decoder cannot start: \(FFmpegError.text(status, av))"))
         }
     }
 
@@ -101,14 +107,14 @@ final class FFmpegStream: NetworkStream {
         try decodeFrame()
         pending = true
         guard let layout = Self.layout(frame.pointee.format) else {
-            let name = av_get_pix_fmt_name(AVPixelFormat(rawValue: frame.pointee.format)).map { String(cString: $0) } ?? "unknown"
+            let name = av.av_get_pix_fmt_name(AVPixelFormat(rawValue: frame.pointee.format)).map { String(cString: $0) } ?? "unknown"
             throw CaptureError(
                 device: url,
                 kind: .unsupportedStream(
                     "its frames are \(name), not 8-bit 4:2:0: Eyedropper reads 4:2:0 planes (YUV 4:2:0, NV12, NV21); set the camera's stream to 4:2:0 (H.264 main profile, or MJPEG 4:2:0)"
                 ))
         }
-        let codec = avcodec_get_name(decoder!.pointee.codec_id).map { String(cString: $0) } ?? "video"
+        let codec = av.avcodec_get_name(decoder!.pointee.codec_id).map { String(cString: $0) } ?? "video"
         let (colorimetry, said) = colorimetry()
         stream =
             "\(frame.pointee.width)x\(frame.pointee.height) \(codec) decoded to \(layout.fourCC) by libavcodec, read in place, "
@@ -121,26 +127,26 @@ final class FFmpegStream: NetworkStream {
     private func decodeFrame() throws(CaptureError) {
         guard let format, let decoder else { preconditionFailure("read after close") }
         while true {
-            let received = avcodec_receive_frame(decoder, frame)
+            let received = av.avcodec_receive_frame(decoder, frame)
             if received >= 0 { return }
             guard received == ed_averror_again(), !draining else {
-                throw FFmpegError.reading(url, received, timedOut: false, milliseconds: timeoutMilliseconds)
+                throw FFmpegError.reading(url, received, timedOut: false, milliseconds: timeoutMilliseconds, av)
             }
             watchdog.arm(milliseconds: timeoutMilliseconds)
-            let read = av_read_frame(format, packet)
+            let read = av.av_read_frame(format, packet)
             if read < 0 {
                 guard read == ed_averror_eof() else {
-                    throw FFmpegError.reading(url, read, timedOut: watchdog.expired, milliseconds: timeoutMilliseconds)
+                    throw FFmpegError.reading(url, read, timedOut: watchdog.expired, milliseconds: timeoutMilliseconds, av)
                 }
                 // The end of the input: what the decoder holds is still given, then the end.
                 draining = true
-                avcodec_send_packet(decoder, nil)
+                _ = av.avcodec_send_packet(decoder, nil)
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { av.av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
             // A damaged packet (data lost on the way) is skipped: the decoder resumes at the next.
-            _ = avcodec_send_packet(decoder, packet)
+            _ = av.avcodec_send_packet(decoder, packet)
         }
     }
 
@@ -210,12 +216,12 @@ final class FFmpegStream: NetworkStream {
     }
 
     private func close() {
-        avcodec_free_context(&decoder)
-        avformat_close_input(&format)
+        av.avcodec_free_context(&decoder)
+        av.avformat_close_input(&format)
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
-        av_packet_free(&packet)
+        av.av_packet_free(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
-        av_frame_free(&frame)
+        av.av_frame_free(&frame)
     }
 }
 
