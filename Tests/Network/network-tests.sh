@@ -10,7 +10,8 @@
 #     (at most 1), and the CPU eyedropper took per frame (utime + stime over the frames);
 #   - serve's /api/v1/stream.mjpg read back through --source http://: the bars within 2 levels;
 #   - clear errors: a refused address (69), a path the server does not have (66), a URL that is
-#     not video (65).
+#     not video (65), FFmpeg's libraries not installed (69, naming the packages; libavformat
+#     hidden in a mount namespace, where the test pattern still runs).
 # Needs a release build (Scripts/test makes one). Run under flock /tmp/eyedropper-heavy.lock.
 # Prints PASS/FAIL lines and, last, `N passed, M failed`.
 set -euo pipefail
@@ -151,6 +152,29 @@ closed=$(free_port)
 check_error "a refused address" 69 "cannot be reached (Connection refused)" "rtsp://127.0.0.1:$closed/stream"
 check_error "a path the server does not have" 66 "no such stream on the server" "$URL/nothing-here"
 check_error "a URL that is not video" 65 "not a video stream" "http://127.0.0.1:$port/api/v1/status"
+
+echo "--- FFmpeg not installed (its libavformat hidden in a mount namespace of the check's own)"
+# FFmpeg is loaded when a network camera is opened, not linked: without it the test pattern still
+# runs (a binary that linked it would not start), and a network camera names the packages, exit 69.
+hidden=/usr/lib/x86_64-linux-gnu/libavformat.so.$(pkg-config --modversion libavformat | cut -d. -f1)
+if ! unshare -m true 2> /dev/null; then
+  echo "SKIPPED FFmpeg not installed: unshare -m is not allowed here (needs root): not run"
+else
+  without_ffmpeg() { unshare -m sh -c 'mount --bind /dev/null "$0" && exec "$@"' "$hidden" "$@"; }
+  if ! without_ffmpeg "$E" sample --source testpattern --frames 1 --at 0.5,0.5 > "$work/no-ffmpeg.jsonl" 2> "$work/no-ffmpeg.err" \
+    || [ "$(grep -c . "$work/no-ffmpeg.jsonl")" != 1 ]; then
+    fail "without FFmpeg, the test pattern: exited or printed no line: $(tail -2 "$work/no-ffmpeg.err")"
+  else
+    pass "without FFmpeg, the test pattern is sampled"
+  fi
+  status=0
+  without_ffmpeg "$E" sample --source "$URL/h264-bt709-720" --frames 1 > /dev/null 2> "$work/error.txt" || status=$?
+  if [ $status = 69 ] && grep -q "not installed (.*): sudo apt install libavformat[0-9]* libavcodec[0-9]* libavutil[0-9]*" "$work/error.txt"; then
+    pass "without FFmpeg, a network camera: exit 69: $(cat "$work/error.txt")"
+  else
+    fail "without FFmpeg, a network camera: exit $status (want 69 naming the packages): $(cat "$work/error.txt")"
+  fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
