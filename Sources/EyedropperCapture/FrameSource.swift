@@ -102,11 +102,22 @@ public final class FrameSource {
     /// reconnect policy waits out, once, when it starts. `controls`: a camera's, when someone else
     /// (the service) sets them too; default: the configuration's. Controls asked for a source
     /// that is not a camera are a `ControlError`.
-    public init(
+    public convenience init(
         _ configuration: Configuration, logger: Logger = Logger(label: "eyedropper"),
         controls: CameraControls? = nil,
         isStopped: @escaping () -> Bool = { false },
         onOutage: @escaping (CaptureError) -> Void = { _ in }
+    ) throws {
+        try self.init(configuration, logger: logger, controls: controls, isStopped: isStopped, onOutage: onOutage, clock: SystemClock())
+    }
+
+    /// The same, with the clock a live test pattern or file is paced on: a test's, moved by hand.
+    package init(
+        _ configuration: Configuration, logger: Logger = Logger(label: "eyedropper"),
+        controls: CameraControls? = nil,
+        isStopped: @escaping () -> Bool = { false },
+        onOutage: @escaping (CaptureError) -> Void = { _ in },
+        clock: any MonotonicClock
     ) throws {
         self.configuration = configuration
         self.logger = logger
@@ -147,7 +158,7 @@ public final class FrameSource {
         }
         // A pipe is read as its writer sends it: its pace is the writer's.
         if configuration.pacing == .live, !configuration.source.isLive, configuration.source != .standardInput {
-            pacer = Pacer(fps: fps ?? Configuration.defaultLiveFPS)
+            pacer = Pacer(fps: fps ?? Configuration.defaultLiveFPS, clock: clock)
         }
     }
 

@@ -45,10 +45,12 @@ schemathesis() {
   shift
   echo "schemathesis: $name"
   # From $out: schemathesis keeps the failures it found under .schemathesis/ where it runs, to try
-  # them first next time; a run here starts afresh, as $out is emptied at the start.
+  # them first next time; a run here starts afresh, as $out is emptied at the start. The request
+  # timeout is a deadline for an answer that never comes (every answer here is immediate; the
+  # streams are not asked for), not a time an answer is given: a loaded machine answers late.
   (cd "$out" && "$OLDPWD/$venv/bin/schemathesis" run "http://127.0.0.1:$port/api/v1/openapi.json" \
     --header "Authorization: Bearer $token" \
-    --url "http://127.0.0.1:$port" --checks all --max-examples "$examples" --seed 14 --workers 1 --request-timeout 5 \
+    --url "http://127.0.0.1:$port" --checks all --max-examples "$examples" --seed 14 --workers 1 --request-timeout 60 \
     --phases examples,coverage,fuzzing --no-color --report junit --report-junit-path "$name.xml" "$@")
 }
 

@@ -25,7 +25,7 @@ import urllib.parse
 
 import jsonschema_rs
 
-TIMEOUT = 10
+TIMEOUT = 60  # seconds between two reads before a stream counts as stuck: a deadline, not a time given
 HEADERS = {}  # Authorization, when serve has a token
 
 
@@ -150,15 +150,17 @@ def check_stream_limit(checks, base, document, limit):
     validate = error_validator(document, "/api/v1/stream.mjpg", "503")
     # The streams read above were closed by this side; the server frees a slot when its next write
     # to the gone client fails, a frame or two later.
+    # Waited for, up to a minute (a loaded machine makes its frames later).
     clients = None
-    for _ in range(50):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         connection, response = open_stream(base, "/api/v1/status")
         clients = json.loads(response.read())["streamClients"]
         connection.close()
         if clients == 0:
             break
         time.sleep(0.1)
-    checks.check(clients == 0, f"the streams read and closed above have freed their slots within 5 s ({clients} open)")
+    checks.check(clients == 0, f"the streams read and closed above have freed their slots ({clients} open after a minute)")
     opened = []
     try:
         for index in range(limit):

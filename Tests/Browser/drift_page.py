@@ -118,14 +118,17 @@ def check(url, path, palette):
         # #drift-now against /api/v1/sample of the same frame: the file changes its light every
         # half second, so the two are compared only when they read the same frame.
         browser.wait_for("document.getElementById('drift-now').dataset.frame !== undefined")
-        matched, seen = 0, []
-        deadline = time.monotonic() + 20
+        # Each comparison on a later frame than the last (another light: the file's light changes
+        # every frame); polled, up to a minute for the three.
+        matched, seen, last = 0, [], -1
+        deadline = time.monotonic() + 60
         while matched < 3 and time.monotonic() < deadline:
             line = get_json(url + "api/v1/sample")
             page = page_drift(browser)
-            if page["frame"] != line["frame"]:
+            if page["frame"] != line["frame"] or line["frame"] <= last:
                 time.sleep(0.05)
                 continue
+            last = line["frame"]
             ref = line["reference"]
             delta = "-" if ref["deltaE"] is None else f"{ref['deltaE']:.2f}"
             expected = f"ΔE {delta} · "
@@ -134,14 +137,19 @@ def check(url, path, palette):
                          f"{ref['state']} applied {ref['applied']}")
             seen.append(ref["deltaE"])
             matched += 1
-            time.sleep(0.6)  # the next comparison on another light
         checks.check(matched == 3, f"#drift-now compared with /api/v1/sample on {matched} frames of 3")
         checks.check(len({value for value in seen if value is not None}) >= 2, f"the light moved between them: ΔE {seen}")
 
-        # A few seconds of plot: the drift canvas drew a line and the --max-drift limit.
-        browser.wait_for("window.eyedropper.driftPoints() >= 10", 20)
-        time.sleep(3)
-        pixels = canvas_pixels(browser)
+        # Plot enough: the drift canvas drew a line and the --max-drift limit (polled until it has,
+        # up to a minute).
+        browser.wait_for("window.eyedropper.driftPoints() >= 10")
+        deadline = time.monotonic() + 60
+        while True:
+            pixels = canvas_pixels(browser)
+            drawn = pixels["drawn"] > 0.01 * pixels["width"] * pixels["height"] and pixels["blue"] > 50 and pixels["red"] > 50
+            if drawn or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         print(f"drift canvas: {pixels}")
         checks.check(pixels["drawn"] > 0.01 * pixels["width"] * pixels["height"],
                      f"the drift canvas drew {pixels['drawn']} of {pixels['width']}x{pixels['height']} pixels")
@@ -152,8 +160,10 @@ def check(url, path, palette):
             line = get_json(url + "api/v1/sample")
             names = [sample.get("nearest", {}).get("name") for sample in line["samples"]]
             browser.wait_for(f"document.querySelectorAll('.nearest').length >= {len(names)}")
-            # The file's light changes: read the page and the API until they show the same frame.
-            for _ in range(40):
+            # The file's light changes: read the page and the API until they show the same frame
+            # (up to a minute).
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
                 line = get_json(url + "api/v1/sample")
                 names = [sample.get("nearest", {}).get("name") for sample in line["samples"]]
                 shown = browser.evaluate("[...document.querySelectorAll('#points .nearest')].map(e => e.dataset.name)")
@@ -174,8 +184,9 @@ def plain(url):
     browser = Browser()
     try:
         browser.open(url)
+        # The status shown (which shows the card or hides it), then readings drawn after it.
         browser.wait_for("document.getElementById('status').textContent.includes('fps')")
-        time.sleep(1)
+        browser.wait_for("window.eyedropper.driftPoints() >= 2")
         hidden = browser.evaluate("document.getElementById('drift-card').hidden")
         shown = browser.evaluate("getComputedStyle(document.getElementById('drift-card')).display")
         checks.check(hidden and shown == "none", f"without --white-reference the drift card is hidden (display {shown})")

@@ -3,7 +3,8 @@
 `render DIR` draws the ColorChecker through the simulated camera (camera.py) into 1280x720
 frames, as a webcam would deliver them, in both formats webcams use: YUYV (4:2:2, BT.601
 limited) and MJPEG (JPEG quality 92, 4:2:0, as libjpeg encodes it). Three calibration scenes
-(RUNS says which the guest reads in which format), each 10 frames with their own noise:
+(DEVICE_RUNS says which the guest reads in which format, HOST_RUNS which the host calibrates from
+the same YUYV frames as a .y4m), each 10 frames with their own noise:
 
 - plain: the chart tilted, evenly lit;
 - uneven: the same, lit from one side (the light falls to 70% across the frame);
@@ -14,9 +15,12 @@ same lit evenly at the light the uneven chart had at its centre (a profile is fo
 It writes DIR/frames/SCENE-N.yuyv and .jpg, DIR/points-SCENE.txt (the patch centres as `--at`
 options) and DIR/scenes.json (where each patch was drawn) and DIR/checks.txt (which scene checks which).
 
-The guest script (guest-loopback-calibrate.sh) feeds each scene into v4l2loopback with
-v4l2-feed, runs `eyedropper calibrate` with no corners on it, then `sample --profile` on the
-check scene fed through the same device, and leaves the output in DIR/out.
+The guest script (guest-loopback-calibrate.sh) feeds each scene of DEVICE_RUNS into v4l2loopback
+with v4l2-feed, runs `eyedropper calibrate` with no corners on it, then `sample --profile` on the
+check scene fed through the same device, and leaves the output in DIR/out. `y4m DIR` writes each
+scene's YUYV frames as DIR/y4m/SCENE.y4m, 4:2:0 as libv4l2 makes it of YUYV (chroma of two rows
+averaged), for Tests/Calibration/loopback-tests.sh to run the same two commands on HOST_RUNS on
+the host: the fit is the same on any source, and takes minutes under emulation.
 
 `check DIR` reads that output: for each scene and format, the patch centres calibrate found
 against where they were drawn (within 2 pixels), and the profile's colours on the check scene
@@ -44,8 +48,10 @@ sweep = importlib.import_module("chart-sweep")
 
 FRAMES = 10
 JPEG_QUALITY = 92
-#: What guest-loopback-calibrate.sh calibrates: every scene in YUYV, the hardest in MJPEG.
-RUNS = (("YUYV", "plain"), ("YUYV", "uneven"), ("YUYV", "small"), ("MJPG", "small"))
+#: What guest-loopback-calibrate.sh calibrates through the device: the hardest scene, in both formats.
+DEVICE_RUNS = (("YUYV", "small"), ("MJPG", "small"))
+#: What loopback-tests.sh calibrates on the host, from the same YUYV frames as a .y4m.
+HOST_RUNS = (("YUYV", "plain"), ("YUYV", "uneven"))
 #: Radius of the check scene's patches as `sample` reads them: well inside each patch.
 CHECK_RADIUS = 20
 #: Mean CIEDE2000 on the check scene. MJPEG's is looser: the JPEG's own loss at quality 92, which
@@ -130,6 +136,22 @@ def render(out):
                                                  "check_radius": CHECK_RADIUS, "scenes": described}))
 
 
+def write_y4m(out):
+    """Each scene's YUYV frames as out/y4m/SCENE.y4m: Y as it is, Cb and Cr of each two rows
+    averaged (truncated), as libv4l2's YUYV to YU12 conversion does."""
+    (out / "y4m").mkdir(exist_ok=True)
+    for name in scenes():
+        with open(out / "y4m" / f"{name}.y4m", "wb") as y4m:
+            y4m.write(f"YUV4MPEG2 W{chart.WIDTH} H{chart.HEIGHT} F15:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED\n".encode())
+            for n in range(FRAMES):
+                packed = np.frombuffer((out / "frames" / f"{name}-{n}.yuyv").read_bytes(), np.uint8)
+                packed = packed.reshape(chart.HEIGHT, chart.WIDTH * 2).astype(np.uint16)
+                cb, cr = packed[:, 1::4], packed[:, 3::4]
+                y4m.write(b"FRAME\n" + packed[:, 0::2].astype(np.uint8).tobytes()
+                          + ((cb[0::2] + cb[1::2]) // 2).astype(np.uint8).tobytes()
+                          + ((cr[0::2] + cr[1::2]) // 2).astype(np.uint8).tobytes())
+
+
 def check(out):
     described = json.loads((out / "scenes.json").read_text())["scenes"]
     reference = Reference()
@@ -140,8 +162,8 @@ def check(out):
         print(f"{'PASS' if passed else 'FAIL'}  {name}: {detail}", flush=True)
 
     table = []
-    for fourcc, name in RUNS:
-        label = f"{name} chart, {fourcc} through v4l2loopback"
+    for fourcc, name in DEVICE_RUNS + HOST_RUNS:
+        label = f"{name} chart, {fourcc} " + ("through v4l2loopback" if (fourcc, name) in DEVICE_RUNS else "as a .y4m on the host")
         calibrated = out / "out" / f"calibrate-{name}-{fourcc}.json"
         sampled = out / "out" / f"check-{name}-{fourcc}.json"
         try:
@@ -165,10 +187,11 @@ def check(out):
         record(f"the profile from the {label}, on the check scene (bar {ACCURACY_BAR[fourcc]})",
                delta.mean() <= ACCURACY_BAR[fourcc],
                f"CIEDE2000 vs reference: mean {delta.mean():.3f}, max {delta.max():.3f} (patch {np.argmax(delta) + 1})")
-        table.append(f"| {name} | {fourcc} | {distance.max():.2f} | {delta.mean():.2f} | {delta.max():.2f} |")
+        where = "v4l2loopback" if (fourcc, name) in DEVICE_RUNS else ".y4m, host"
+        table.append(f"| {name} | {fourcc} | {where} | {distance.max():.2f} | {delta.mean():.2f} | {delta.max():.2f} |")
     if table:
-        print("\n| calibration scene | format | centres, max px off | check mean ΔE00 | max |")
-        print("|---|---|---|---|---|")
+        print("\n| calibration scene | format | read from | centres, max px off | check mean ΔE00 | max |")
+        print("|---|---|---|---|---|---|")
         print("\n".join(table))
     failed = results.count(False)
     print(f"\n{len(results) - failed} passed, {failed} failed")
@@ -177,12 +200,15 @@ def check(out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=["render", "check"])
+    parser.add_argument("step", choices=["render", "y4m", "check"])
     parser.add_argument("dir")
     args = parser.parse_args()
     out = Path(args.dir)
     if args.step == "render":
         render(out)
+        return 0
+    if args.step == "y4m":
+        write_y4m(out)
         return 0
     return check(out)
 

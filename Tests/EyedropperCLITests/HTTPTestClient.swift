@@ -24,8 +24,13 @@ final class HTTPConnection {
     private var remainingInChunk = 0
     private var ended = false
 
-    init(port: Int) throws {
+    /// `receiveBuffer`: the socket's SO_RCVBUF in bytes (the kernel doubles it), set before it
+    /// connects: a client that stops reading then fills at once, rather than after megabytes.
+    init(port: Int, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -42,6 +47,45 @@ final class HTTPConnection {
     }
 
     deinit { close(fd) }
+
+    /// This end's port.
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Bytes the server has written to this connection that are still in its socket, not taken by
+    /// this end: the `tx_queue` of the server's side in /proc/net/tcp. Nil when it is not listed.
+    func queuedAtServer(serverPort: Int) -> Int? {
+        // Read to its end: a file of /proc has no size to read up to.
+        guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return nil }
+        defer { try? file.close() }
+        let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+        // "sl local_address rem_address st tx_queue:rx_queue ...", addresses as hex IP:port.
+        let (local, remote) = (String(format: ":%04X", serverPort), String(format: ":%04X", localPort))
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1].hasSuffix(local), fields[2].hasSuffix(remote) else { continue }
+            return Int(fields[4].split(separator: ":")[0], radix: 16)
+        }
+        return nil
+    }
+
+    /// Waits until the server's writes to this connection are held up: bytes queued at the server
+    /// that stay the same while the server captures `frames` more frames (each a chance for the
+    /// stream to write another part). Throws after 30 s.
+    func waitUntilStalled(_ server: ServerProcess, frames: Int = 10) throws {
+        var queued = -1, capturedThen = 0
+        try waitUntil("the stream's writes to a client that reads nothing held up") {
+            let (now, captured) = (queuedAtServer(serverPort: server.port) ?? 0, try server.framesCaptured())
+            if now != queued || now == 0 { (queued, capturedThen) = (now, captured) }
+            return now > 0 && captured - capturedThen >= frames
+        }
+    }
 
     /// Sends a GET (with `Authorization: AUTHORIZATION` when given) and reads the status line and headers.
     func get(_ target: String, authorization: String? = nil) throws -> (status: Int, headers: [String: String]) {
@@ -183,11 +227,7 @@ final class ServerProcess {
             if let match = stderr.firstMatch(of: /on http:\/\/[^\/]+:(\d+)\//) { found = Int(match.1) }
         }
         port = found!
-        for _ in 0..<400 where waitForFrame {
-            if let response = try? get("/api/v1/status"), response.json["framesCaptured"] as? Int ?? 0 > 0 { return }
-            usleep(50_000)
-        }
-        if waitForFrame { throw HTTPTestError("no frame captured within 20 s") }
+        if waitForFrame { try waitUntil("a frame captured") { (try? framesCaptured()) ?? 0 > 0 } }
     }
 
     deinit {
@@ -199,14 +239,19 @@ final class ServerProcess {
 
     func get(_ target: String) throws -> HTTPResponseRead { try httpGet(port: port, target, authorization: authorization) }
 
+    /// The status's `framesCaptured`.
+    func framesCaptured() throws -> Int { try get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 }
+
     /// Sends `signal` and returns the exit status and everything written to stderr; kills the
-    /// server (status SIGKILL) if it has not ended 10 seconds later.
+    /// server (status SIGKILL) if it has not ended 30 seconds later: a server that stops at all
+    /// stops in milliseconds, one held up by a client would wait for its --stall-timeout.
     func stop(signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
         kill(process.processIdentifier, signal)
-        for _ in 0..<100 where process.isRunning { usleep(100_000) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            stderr += "(killed: still running 10 s after signal \(signal))\n"
+            stderr += "(killed: still running 30 s after signal \(signal))\n"
         }
         process.waitUntilExit()
         stderr += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -220,4 +265,15 @@ func serveEnvironment(_ extra: [String: String]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
     environment["EYEDROPPER_TOKEN"] = nil
     return environment.merging(extra) { $1 }
+}
+
+/// Polls `condition` every 10 ms until it holds; throws, naming `what`, when it has not within
+/// `seconds`. The deadline is for a test that would otherwise wait for ever: what is waited for
+/// takes milliseconds on a quiet machine and is waited for, not timed, on a loaded one.
+func waitUntil(_ what: String, within seconds: Int = 30, _ condition: () throws -> Bool) throws {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while try !condition() {
+        guard ContinuousClock.now < deadline else { throw HTTPTestError("\(what): not within \(seconds) s") }
+        usleep(10_000)
+    }
 }

@@ -1,4 +1,5 @@
 import Eyedropper
+import EyedropperCalibration
 import EyedropperTestSupport
 import Foundation
 import Testing
@@ -266,21 +267,38 @@ private func parse(_ line: Substring) throws -> [String: Any] {
     }
 
     /// Ctrl-C during --average prints the block under way, with the frames it has, and exits 0.
-    /// Catches a block lost at the interrupt.
+    /// Catches a block lost at the interrupt. The interrupt comes once a frame is in the block,
+    /// which the command says itself: a profile made at another size is warned of on stderr after
+    /// the first frame is read (so it is waited for, not given a time).
     @Test func interruptPrintsThePartialBlock() throws {
+        let scratch = try ScratchDirectory()
+        let profile = try simulatedProfile(colorimetry: Colorimetry(matrix: .bt601, range: .limited), width: 640, height: 480)
+        try ScratchDirectory.write(profile.json(), to: scratch.file("profile.json"))
         let process = Process()
         process.executableURL = eyedropperExecutable
         // A block of a billion frames: minutes of the test pattern, so Ctrl-C lands inside it.
-        process.arguments = ["sample", "--source", "testpattern", "--size", "64x48", "--frames", "2000000000", "--average", "1000000000"]
-        let out = Pipe()
+        process.arguments = [
+            "sample", "--source", "testpattern", "--size", "64x48", "--frames", "2000000000", "--average", "1000000000",
+            "--profile", scratch.file("profile.json"),
+        ]
+        let out = Pipe(), errors = Pipe()
         process.standardOutput = out
-        process.standardError = Pipe()
+        process.standardError = errors
         try process.run()
-        // Nothing is printed before the block ends: wait until the command catches SIGINT (its
-        // handler is in place), give it time to sample frames, then interrupt.
+        var stderr = ""
+        let fd = errors.fileHandleForReading.fileDescriptor
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !stderr.contains("these frames are 64x48"), ContinuousClock.now < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 10) == 1 else { continue }
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { break }
+            stderr += String(decoding: chunk[..<count], as: UTF8.self)
+        }
+        #expect(stderr.contains("these frames are 64x48"), "no frame read in 30 s: \(stderr)")
         let status = "/proc/\(process.processIdentifier)/status"
-        for _ in 0..<500 where !catchesInterrupt(status) { usleep(10_000) }
-        usleep(300_000)
+        #expect(catchesInterrupt(status), "reading frames before it catches SIGINT")
         kill(process.processIdentifier, SIGINT)
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

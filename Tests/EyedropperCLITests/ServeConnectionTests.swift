@@ -26,7 +26,7 @@ import Testing
 
     /// A certificate or key that cannot be used stops serve at the start: 66 missing, 65 not PEM
     /// of the right kind or not a pair, one line naming the file. Catches serve listening anyway
-    /// (it would be killed 10 s on, status 9), the files checked only at the first connection, or
+    /// (it would be killed 30 s on, status 9), the files checked only at the first connection, or
     /// a message without the file.
     @Test func unusableTLSFilesStopServeAtTheStart() throws {
         let scratch = try ScratchDirectory()

@@ -159,36 +159,42 @@ import Testing
     /// What systemd hears: READY=1 with a STATUS= once the first frame is in, WATCHDOG=1 at half
     /// the interval asked, RELOADING=1 then READY=1 around a reload, STOPPING=1 at the end; no
     /// WATCHDOG=1 when WATCHDOG_PID names another process. Catches a service that never says it
-    /// is ready (systemd would time it out), pings too rarely for the watchdog, or pings for
-    /// another process's watchdog.
+    /// is ready (systemd would time it out), pings too rarely for the watchdog (the pings' usual
+    /// gap, by the kernel's arrival stamps, under the 400 ms asked: a ping per interval would be
+    /// 400 ms apart at best) or at every frame (50 ms apart), or pings for another process's
+    /// watchdog. Each message is waited for, up to 30 s, never given a window.
     @Test func systemdHearsReadyStatusWatchdogReloadAndStop() throws {
         let scratch = try ScratchDirectory()
         let socket = try NotifySocket(path: scratch.file("notify"))
         let server = try ServerProcess(
             ["--source", "testpattern", "--size", "64x64", "--fps", "20"],
             environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
-        var messages = socket.receive(for: 1.2)
-        let ready = messages.firstIndex { $0.hasPrefix("READY=1\n") }
-        #expect(ready != nil, "\(messages)")
+        var messages = try socket.receive { heard in heard.filter { $0.text == "WATCHDOG=1" }.count >= 6 }
         #expect(
-            messages.first { $0.hasPrefix("READY=1\n") }?.contains("STATUS=testpattern: 64x64 YU12 (test pattern)") == true, "\(messages)")
-        // 200 ms apart over 1.2 s: at least 4 (the first at the first frame).
-        #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 4, "\(messages)")
+            messages.first { $0.text.hasPrefix("READY=1\n") }?.text.contains("STATUS=testpattern: 64x64 YU12 (test pattern)") == true,
+            "\(messages)")
+        let pings = messages.filter { $0.text == "WATCHDOG=1" }.map(\.arrived)
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }.sorted()
+        #expect((0.1..<0.4).contains(gaps[gaps.count / 2]), "gaps between pings (s): \(gaps)")
         kill(server.process.processIdentifier, SIGHUP)
-        messages = socket.receive(for: 0.5).filter { $0 != "WATCHDOG=1" }
+        messages = try socket.receive { heard in heard.contains { $0.text.hasPrefix("READY=1\n") } }.filter { $0.text != "WATCHDOG=1" }
         #expect(
-            messages.count == 2 && messages[0].hasPrefix("RELOADING=1\nMONOTONIC_USEC=") && messages[1].hasPrefix("READY=1\nSTATUS="),
+            messages.count == 2 && messages[0].text.hasPrefix("RELOADING=1\nMONOTONIC_USEC=")
+                && messages[1].text.hasPrefix("READY=1\nSTATUS="),
             "\(messages)")
         let stopped = server.stop()
         #expect(stopped.status == 0)
-        #expect(socket.receive(for: 0.3).contains("STOPPING=1"))
+        #expect(socket.queued().contains { $0.text == "STOPPING=1" }, "sent before it exited, so queued by now")
 
         let other = try ServerProcess(
             ["--source", "testpattern", "--size", "64x64", "--fps", "20"],
             environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000", "WATCHDOG_PID": "1"])
-        let heard = socket.receive(for: 1)
-        #expect(heard.contains { $0.hasPrefix("READY=1\n") } && !heard.contains("WATCHDOG=1"), "\(heard)")
+        // 20 frames paced at 20 fps: a second at least, in which its own watchdog would have had
+        // a ping at the first frame and every 200 ms.
+        try waitUntil("20 frames captured") { try other.framesCaptured() >= 20 }
         #expect(other.stop().status == 0)
+        let heard = socket.queued()
+        #expect(heard.contains { $0.text.hasPrefix("READY=1\n") } && !heard.contains { $0.text == "WATCHDOG=1" }, "\(heard)")
     }
 
     /// A camera that is not there, with --reconnect: serve is ready all the same (it waits for the camera), and its
@@ -201,10 +207,11 @@ import Testing
         let server = try ServerProcess(
             ["--source", "/dev/video-not-here", "--reconnect"], waitForFrame: false,
             environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
-        let messages = socket.receive(for: 1.2)
+        let messages = try socket.receive { heard in
+            heard.contains { $0.text.hasPrefix("READY=1\n") } && heard.filter { $0.text == "WATCHDOG=1" }.count >= 4
+        }.map(\.text)
         let ready = messages.first { $0.hasPrefix("READY=1\n") }
         #expect(ready?.contains("STATUS=/dev/video-not-here: no frames: ") == true, "\(messages)")
-        #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 4, "\(messages)")
         #expect(server.stop().status == 0)
     }
 
@@ -242,10 +249,16 @@ import Testing
         process.standardError = errors
         process.environment = serveEnvironment(["JOURNAL_STREAM": stream(errors)])
         try process.run()
-        usleep(1_000_000)
+        // Until it says it serves (or 30 s): the lines before that one are what is checked.
+        var text = ""
+        try waitUntil("serve saying it serves") {
+            text += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+            return text.contains("serving testpattern on http://") || !process.isRunning
+        }
         process.terminate()
         process.waitUntilExit()
-        let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        text += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = text.split(separator: "\n")
         #expect(lines.first?.hasPrefix("<4>warning: --no-auth: listening on 0.0.0.0") == true, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("<5>serving testpattern on http://0.0.0.0:") }, "\(lines)")
     }
@@ -264,21 +277,30 @@ import Testing
         return (scratch.file("linear.json"), scratch.file("affine.json"))
     }
 
-    /// The status's `reload` once its count is `count`; throws after 10 s.
+    /// The status's `reload` once its count is `count`; throws after 30 s.
     private func waitForReload(port: Int, count: Int, token: String) throws -> [String: Any] {
-        for _ in 0..<200 {
+        var reload: [String: Any] = [:]
+        try waitUntil("reload \(count) in the status") {
             let status = try httpGet(port: port, "/api/v1/status", authorization: "Bearer \(token)").json
-            if let reload = status["reload"] as? [String: Any], reload["count"] as? Int == count { return reload }
-            usleep(50_000)
+            reload = status["reload"] as? [String: Any] ?? [:]
+            return reload["count"] as? Int == count
         }
-        throw HTTPTestError("no reload \(count) in the status within 10 s")
+        return reload
     }
 }
 
-/// A `NOTIFY_SOCKET` of the test's own: the datagrams a service sends systemd.
+/// A `NOTIFY_SOCKET` of the test's own: the datagrams a service sends systemd, each with the
+/// kernel's stamp of when it arrived (so that a test reading late still sees when they came).
 final class NotifySocket {
     let path: String
     private let fd: Int32
+
+    /// A datagram and its arrival: CLOCK_REALTIME seconds, as the kernel stamped it.
+    struct Message: CustomStringConvertible {
+        let text: String
+        let arrived: Double
+        var description: String { "\(arrived): \(text.debugDescription)" }
+    }
 
     init(path: String) throws {
         self.path = path
@@ -291,22 +313,56 @@ final class NotifySocket {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard fd >= 0, bound == 0 else { throw HTTPTestError("cannot bind \(path): errno \(errno)") }
+        var on: Int32 = 1
+        let stamped = setsockopt(fd, SOL_SOCKET, Self.timestampOption, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard fd >= 0, bound == 0, stamped == 0 else { throw HTTPTestError("cannot bind \(path): errno \(errno)") }
     }
 
     deinit { close(fd) }
 
-    /// Every datagram that arrives within `seconds`.
-    func receive(for seconds: Double) -> [String] {
-        var messages: [String] = []
-        let end = Date.now.addingTimeInterval(seconds)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while Date.now < end {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(max(1, end.timeIntervalSinceNow * 1000))) == 1 else { continue }
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count > 0 { messages.append(String(decoding: buffer[..<count], as: UTF8.self)) }
+    /// SO_TIMESTAMPNS, and the control message it adds (SCM_TIMESTAMPNS), for a 64-bit time_t
+    /// (asm-generic/socket.h).
+    private static let timestampOption: Int32 = 35
+
+    /// The datagrams that arrive until `done` holds for all of them so far; throws after 30 s.
+    func receive(until done: ([Message]) -> Bool) throws -> [Message] {
+        var messages: [Message] = []
+        try waitUntil("the notifications awaited (so far: \(messages))") {
+            messages += queued()
+            return done(messages)
         }
         return messages
+    }
+
+    /// The datagrams queued now, without waiting for more.
+    func queued() -> [Message] {
+        var messages: [Message] = []
+        while let message = next() { messages.append(message) }
+        return messages
+    }
+
+    private func next() -> Message? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // A cmsghdr (16 bytes on x86-64) and its timespec.
+        var control = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            control.withUnsafeMutableBytes { control in
+                var vector = iovec(iov_base: bytes.baseAddress, iov_len: bytes.count)
+                return withUnsafeMutablePointer(to: &vector) { vector in
+                    var header = msghdr(
+                        msg_name: nil, msg_namelen: 0, msg_iov: vector, msg_iovlen: 1, msg_control: control.baseAddress,
+                        msg_controllen: control.count, msg_flags: 0)
+                    return recvmsg(fd, &header, Int32(MSG_DONTWAIT))
+                }
+            }
+        }
+        guard count >= 0 else { return nil }
+        let (level, type) = control.withUnsafeBytes {
+            ($0.load(fromByteOffset: 8, as: Int32.self), $0.load(fromByteOffset: 12, as: Int32.self))
+        }
+        precondition(level == SOL_SOCKET && type == Self.timestampOption, "no arrival stamp on the datagram")
+        let stamp = control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: timespec.self) }
+        return Message(
+            text: String(decoding: buffer[..<count], as: UTF8.self), arrived: Double(stamp.tv_sec) + Double(stamp.tv_nsec) * 1e-9)
     }
 }

@@ -104,23 +104,36 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
 
     /// Live, the pacer's clock starts at the first frame: a source made 300 ms before its first
     /// frame is asked for has missed none (a server starting under load counted one). A reader
-    /// 350 ms late after that has missed 2 frames at 10 fps (3 would be a clock from the start).
-    /// Catches a clock started when the source is made, and drops no longer counted.
+    /// 350 ms late after that has missed 2 frames at 10 fps (3 would be a clock from the start),
+    /// and the frame it gets is the one due at 300 ms. One on time is held until its frame is due,
+    /// not lent early: the pacer sleeps until 400 ms after the first frame. On a clock the test moves, as
+    /// swift-nio's embedded event loop: the same on a loaded machine. Catches a clock started when
+    /// the source is made, drops no longer counted, a frame lent before it is due, or a pacer that
+    /// sleeps past it.
     @Test func liveClockStartsAtTheFirstFrame() throws {
         var configuration = FrameSource.Configuration(source: .testPattern)
         (configuration.width, configuration.height) = (64, 48)
         configuration.pacing = .live
         configuration.fps = 10
-        let source = try FrameSource(configuration, logger: LogRecorder().logger)
-        usleep(300_000)
+        let clock = ManualClock()
+        let source = try FrameSource(configuration, logger: LogRecorder().logger, clock: clock)
+        clock.advance(by: .milliseconds(300))
         var stamps: [Double] = []
         #expect(try source.next { _, timestamp in stamps.append(timestamp) })
         #expect(source.framesDropped == 0)
-        usleep(350_000)
+        clock.advance(by: .milliseconds(350))
         #expect(try source.next { _, timestamp in stamps.append(timestamp) })
         #expect(source.framesDropped == 2, "late by 250 ms after the first frame, at 100 ms a frame")
+        #expect(clock.sleeps.isEmpty, "slept for frames already late: \(clock.sleeps)")
+        #expect(try source.next { _, timestamp in stamps.append(timestamp) })
+        #expect(source.framesDropped == 2, "the frame due at 400 ms, asked for at 350 ms, counted as dropped")
+        // (A tenth of a second as a Double is a few attoseconds over: within a nanosecond.)
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-9 }
         #expect(
-            stamps.count == 2 && stamps[0] == 0 && abs(stamps[1] - 0.3) < 1e-9,
+            clock.sleeps.count == 1 && near(clock.sleeps[0].inSeconds, 0.7) && near(clock.now.inSeconds, 0.7),
+            "held until 300 + 400 ms on the clock: \(clock.sleeps)")
+        #expect(
+            stamps.count == 3 && zip(stamps, [0, 0.3, 0.4]).allSatisfy(near),
             "the frame's place on the clock, skipped ones included: \(stamps)")
     }
 

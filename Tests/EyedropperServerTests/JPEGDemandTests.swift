@@ -34,11 +34,14 @@ import Testing
         }
     }
 
-    /// Idle: no planes, and those of an earlier frame forgotten; wanted: remapped; `window` after
-    /// the last want: idle again. Catches remapping every frame whether anyone watches or not,
-    /// never remapping, and a slot that keeps an older frame's planes once nobody watches.
-    @Test func planesAreKeptOnlyWhileWanted() async throws {
-        let demand = JPEGDemand(window: .milliseconds(300))
+    /// Idle: no planes, and those of an earlier frame forgotten; wanted: remapped, until the end
+    /// of `window` after the last want and not a nanosecond longer: idle again. On a clock the
+    /// test moves, so the window is exact on a loaded machine. Catches remapping every frame
+    /// whether anyone watches or not, never remapping, a window that ends early or never, and a
+    /// slot that keeps an older frame's planes once nobody watches.
+    @Test func planesAreKeptOnlyWhileWanted() throws {
+        let clock = ManualClock()
+        let demand = JPEGDemand(window: .milliseconds(300), clock: clock)
         let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
         let planes = JPEGPlaneBuffer()
         #expect(!demand.isWanted)
@@ -48,8 +51,12 @@ import Testing
         #expect(demand.isWanted)
         pattern.withFrame { demand.keepPlanes(of: $0, in: planes) }
         #expect(planes.hasPlanes, "not remapped while wanted")
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(!demand.isWanted, "still wanted twice the window after the last request")
+        clock.advance(by: .milliseconds(200))
+        demand.want()  // a second request: the window runs from it
+        clock.advance(by: .milliseconds(300) - .nanoseconds(1))
+        #expect(demand.isWanted, "ended before the window after the last request")
+        clock.advance(by: .nanoseconds(1))
+        #expect(!demand.isWanted, "still wanted the window after the last request")
         pattern.withFrame { demand.keepPlanes(of: $0, in: planes) }
         #expect(!planes.hasPlanes, "the older frame's planes kept for a frame nobody asked for")
     }
@@ -66,11 +73,14 @@ import Testing
             Self.publish(pattern, number: 0, into: frames, demand)
             // On the server tests' own threads, as a capture thread is: the cooperative pool may be
             // held by other suites for longer than the request waits for a frame.
+            // The next frames come once the request has asked for JPEGs (polled, not timed: a frame
+            // on a timer may come before the request on a loaded machine, or late).
             let capture = serverTask {
                 let pattern = try TestPattern(width: Self.width, height: Self.height).makeFrameBuffer()
+                while !demand.isWanted { try await Task.sleep(for: .milliseconds(1)) }
                 for number in 1..<40 {
-                    try await Task.sleep(for: .milliseconds(50))
                     Self.publish(pattern, number: number, into: frames, demand)
+                    try await Task.sleep(for: .milliseconds(50))
                 }
             }
             defer { capture.cancel() }

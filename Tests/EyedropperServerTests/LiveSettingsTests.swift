@@ -199,8 +199,9 @@ extension HTTPTypes.HTTPField.Name {
 
     /// A client that comes back with `Last-Event-ID` gets every event after it from the history,
     /// then goes on live; without one, or with an id this server has not reached, it starts from
-    /// the newest frame. Catches a reconnect that resumes at the newest frame (the events between
-    /// lost), repeats the last one, or waits for a frame that will never come.
+    /// the newest frame; an id that is no frame number is refused. Catches a reconnect that
+    /// resumes at the newest frame (the events between lost), repeats the last one, or waits for a
+    /// frame that will never come.
     @Test func aClientThatComesBackGetsWhatItMissed() async throws {
         let setup = try Setup()
         let (app, frames) = try HandedFrames.application(setup.configuration)
@@ -216,6 +217,9 @@ extension HTTPTypes.HTTPField.Name {
                 }
                 // Every stream is open once each has written (the newest frame at least).
                 try await Self.waitUntil("four streams open") { frames.streamClients == 4 }
+                // An id no event of this stream had is refused at once, not streamed.
+                let refused = try await client.execute(uri: "/api/v1/samples", method: .get, headers: [.lastEventIDHeader: "abc"])
+                #expect(refused.status == .badRequest && refused.json["parameter"] as? String == "Last-Event-ID", "\(refused.text)")
                 setup.hand(frames, count: 2)
                 frames.close()
                 var ids: [[Int]] = []

@@ -55,10 +55,10 @@ port=$(check free-port)
 oscdump -L "$port" >"$out/oscdump.txt" 2>&1 &
 dump=$!
 trap 'kill $dump 2>/dev/null || true' EXIT
-sleep 0.5
+check wait-listening "$port"
 "$eyedropper" sample "${pattern[@]}" --frames 20 --radius 2 --profile "$out/profile.json" "${points[@]}" \
   --format json --osc "127.0.0.1:$port" >"$out/oscdump.jsonl" 2>"$out/oscdump-sample.log"
-sleep 0.5
+check wait-dump "$out/oscdump.txt" "$out/oscdump.jsonl"
 kill $dump
 wait $dump || true
 trap - EXIT

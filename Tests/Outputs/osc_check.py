@@ -7,12 +7,17 @@ usage: osc_check.py sample EYEDROPPER LINES BUNDLES [SAMPLE ARGS...]
     and every frame's bundles against the JSON line printed for it.
 usage: osc_check.py serve EYEDROPPER SECONDS [SERVE ARGS...]
     The same against `EYEDROPPER serve --listen 127.0.0.1:0 ARGS --osc ...`, stopped with SIGTERM
-    after SECONDS; on a still source every frame's samples are those of /api/v1/sample.
+    once it has sent half of SECONDS' frames (waited for, not timed); on a still source every
+    frame's samples are those of /api/v1/sample.
 usage: osc_check.py oscdump DUMP JSONL LINES
     liblo's oscdump output DUMP (one line per message: `SECONDS.FRACTION ADDRESS TYPES VALUES`)
     against the JSON lines of the same run, which must be LINES.
 usage: osc_check.py free-port
     Prints a UDP port of 127.0.0.1 that was free a moment ago (for oscdump, which needs one).
+usage: osc_check.py wait-listening PORT
+    Returns once a UDP socket is bound to PORT (oscdump started in the background).
+usage: osc_check.py wait-dump DUMP JSONL
+    Returns once DUMP holds as many messages as the JSON lines of JSONL were sent as.
 
 What is checked, for every frame: its bundle (or, for a frame too large for one datagram, its
 bundles, all with one time tag, split between points, each at most 65,507 bytes) parses as an OSC
@@ -86,9 +91,16 @@ class Receiver:
                 pass
 
     def stop(self):
-        time.sleep(0.5)  # what is in flight
+        """Once the sender has ended: everything it sent is queued here by then (loopback UDP is
+        delivered as it is sent), so what is left is read without waiting."""
         self.stopping = True
         self.thread.join()
+        self.socket.setblocking(False)
+        while True:
+            try:
+                self.datagrams.append(self.socket.recv(70_000))
+            except BlockingIOError:
+                break
         self.socket.close()
         return self.datagrams
 
@@ -238,11 +250,18 @@ def serve(eyedropper, seconds, arguments):
         server.kill()
         return 1
     threading.Thread(target=lambda: log.extend(server.stderr), daemon=True).start()
+    # 30 frames a second from the test pattern: half of `seconds` of them sent, waited for (up to a
+    # minute), not timed.
+    wanted = 15 * seconds
     try:
         line = latest_sample(port)
-        time.sleep(seconds)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status", timeout=5) as response:
-            osc_status = json.loads(response.read()).get("osc")
+        deadline = time.monotonic() + 60
+        while True:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status", timeout=30) as response:
+                osc_status = json.loads(response.read()).get("osc")
+            if (osc_status or {}).get("sent", 0) >= wanted or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
     finally:
         server.send_signal(signal.SIGTERM)
         status = server.wait(timeout=20)
@@ -251,28 +270,28 @@ def serve(eyedropper, seconds, arguments):
     checks.check(status == 0, f"serve exited {status}: {''.join(log)}")
     # status' "osc": the peer, the bundles sent (each one received here, later or at once), none failed.
     checks.check(osc_status is not None and osc_status["peer"] == f"127.0.0.1:{receiver.port}" and osc_status["failed"] == 0
-                 and 15 * seconds <= osc_status["sent"] <= len(datagrams),
+                 and wanted <= osc_status["sent"] <= len(datagrams),
                  f"status osc {osc_status}, {len(datagrams)} datagrams received")
     frames = frames_of(datagrams, checks)
-    # 30 frames a second from the test pattern: at least half of them, as the machine is shared.
-    checks.check(len(frames) >= 15 * seconds, f"{len(frames)} frames in {seconds} s")
+    checks.check(len(frames) >= wanted, f"{len(frames)} frames, {wanted:g} wanted")
     compare_run(checks, frames, [line] * len(frames), started, ended, bundles_per_frame=1)
-    print(f"serve {' '.join(arguments)}: {len(frames)} frames in {seconds} s, each against /api/v1/sample: "
+    print(f"serve {' '.join(arguments)}: {len(frames)} frames in {ended - started:.1f} s, each against /api/v1/sample: "
           f"{'ok' if checks.failures == 0 else f'{checks.failures} FAILURES'}")
     return 1 if checks.failures else 0
 
 
 def latest_sample(port):
-    """/api/v1/sample, once the first frame is in (503 before)."""
-    for _ in range(100):
+    """/api/v1/sample, once the first frame is in (503 before; waited for up to a minute)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/sample", timeout=10) as response:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/sample", timeout=30) as response:
                 return json.load(response)
         except urllib.error.HTTPError as error:
             if error.code != 503:
                 raise
             time.sleep(0.1)
-    raise RuntimeError("/api/v1/sample answered 503 for 10 s")
+    raise RuntimeError("/api/v1/sample answered 503 for a minute")
 
 
 def oscdump(dump, jsonl, expected_lines):
@@ -311,6 +330,33 @@ def oscdump(dump, jsonl, expected_lines):
     return 1 if checks.failures else 0
 
 
+def udp_bound(port):
+    """Whether a UDP socket is bound to `port` (/proc/net/udp: local address hex IP:PORT)."""
+    with open("/proc/net/udp") as table:
+        return any(line.split()[1].endswith(f":{port:04X}") for line in list(table)[1:])
+
+
+def wait_listening(port):
+    """Until something listens on UDP `port` (oscdump, started in the background), up to a minute."""
+    deadline = time.monotonic() + 60
+    while not udp_bound(int(port)):
+        if time.monotonic() > deadline:
+            print(f"nothing listens on UDP port {port} after a minute", file=sys.stderr)
+            return 1
+        time.sleep(0.05)
+    return 0
+
+
+def wait_dump(dump, jsonl):
+    """Until oscdump has printed every message the run's lines say were sent (it reads them from
+    its socket after the run has ended), up to a minute."""
+    expected = sum(len(expected_messages(json.loads(text))) for text in open(jsonl))
+    deadline = time.monotonic() + 60
+    while (printed := sum(1 for _ in open(dump))) < expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return 0
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.bind(("127.0.0.1", 0))
@@ -328,6 +374,10 @@ def main():
         return oscdump(arguments[1], arguments[2], int(arguments[3]))
     if arguments == ["free-port"]:
         return free_port()
+    if arguments[:1] == ["wait-listening"] and len(arguments) == 2:
+        return wait_listening(arguments[1])
+    if arguments[:1] == ["wait-dump"] and len(arguments) == 3:
+        return wait_dump(arguments[1], arguments[2])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -22,13 +22,13 @@ fail() {
 }
 skip() { echo "SKIPPED $1: $2"; }
 # served_at LOG: the http://127.0.0.1:PORT/ a serve writing LOG says it serves on, once it does
-# (up to 10 s); nothing if it never does.
+# (waited for up to a minute: a deadline, not a time given); nothing if it never does.
 served_at() {
-  local address=""
-  for _ in $(seq 50); do
+  local address="" deadline=$((SECONDS + 60))
+  while [ $SECONDS -lt $deadline ]; do
     address=$(grep -o 'http://127.0.0.1:[0-9]*/' "$1" 2>/dev/null | head -1 || true)
     [ -n "$address" ] && break
-    sleep 0.2
+    sleep 0.05
   done
   echo "$address"
 }
@@ -276,17 +276,21 @@ address=$(served_at "$work/sandboxed.log")
 answers=""
 if [ -n "$address" ]; then
   # The frame endpoints answer 503 until the first frame (slower under strace): wait for it.
-  for _ in $(seq 50); do
+  deadline=$((SECONDS + 60))
+  while [ $SECONDS -lt $deadline ]; do
     curl -s "${address}api/v1/status" | grep -q '"framesCaptured":[1-9]' && break
-    sleep 0.2
+    sleep 0.05
   done
   for path in "" healthz api/v1/status 'api/v1/sample?at=0.1,0.1&radius=2' api/v1/frame.jpg metrics api/v1/chart \
     api/v1/openapi.json api/v1/controls; do
     answers+="$(curl -s -o /dev/null -w '%{http_code}' "$address$path" || true) "
   done
-  # The streams run until cut off: curl's status is 28 (timeout), the answer's still 200.
+  # The streams never end: each is read until its first byte of body, then left; its status from
+  # the head.
   for path in api/v1/stream.mjpg api/v1/samples; do
-    answers+="$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$address$path" || true) "
+    rm -f "$work/head"
+    curl -s -N -m 60 -D "$work/head" "$address$path" | head -c 1 >/dev/null || true
+    answers+="$(sed -n '1s|^HTTP/[0-9.]* \([0-9]*\).*|\1|p' "$work/head" 2>/dev/null) "
   done
 fi
 served=$(pgrep -P "$tracer" || true)

@@ -2,35 +2,40 @@
 
     slow_clients.py stalled URL PID STALL_SECONDS [ROUNDS]
         Rounds of 20 stream clients that read the response head and then stop reading (more than
-        --max-streams 16). Each round: within STALL_SECONDS + 2 s of the last one stalling, a new
-        viewer must get 200 and a whole JPEG part; status must count 16 more stalled streams. The
+        --max-streams 16). Each round: once the stalled ones are cut off, a new viewer must get 200
+        and a whole JPEG part; status must count 16 more stalled streams. The
         server's RSS (/proc/PID/status) is sampled after each round: the last may not exceed the
         first by more than 4 MiB (so ROUNDS is at least 2). Nor may a place free before
         STALL_SECONDS - 0.25 s: the stalled clients are not to be cut off early.
     slow_clients.py half URL HEADER_SECONDS [COUNT]
         COUNT (300) connections send half a request head and wait. Meanwhile a keep-alive client
-        samples (after one untimed sample that warms the connection); every sample must take
-        under 100 ms (a round over it gets a second, and fails only if that one is over it too). Each half request must be closed by the
-        server between HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after it was sent, and
-        status must count COUNT more header timeouts.
+        samples (after one sample that warms the connection); every sample must be answered
+        sooner than HEADER_SECONDS, the time a sample waiting behind the half requests would take.
+        Each half request must be closed by the server, not before HEADER_SECONDS - 0.25 s after
+        it was sent, and status must count COUNT more header timeouts.
     slow_clients.py handshake URL HEADER_SECONDS
-        A TLS client that sends the first bytes of its hello and waits is closed between
-        HEADER_SECONDS - 0.25 and HEADER_SECONDS + 1.5 s after them.
+        A TLS client that sends the first bytes of its hello and waits is closed, not before
+        HEADER_SECONDS - 0.25 s after them.
     slow_clients.py events URL STALL_SECONDS [SECONDS]
         Two clients of the event stream (/api/v1/samples) with the kernel's default buffers: one
         reads the response head and then nothing, one reads everything every 2 s. The one that
-        reads nothing must be cut off (status counts one more stalled stream) between
-        STALL_SECONDS - 0.25 and STALL_SECONDS + 10 s after its head; the one that reads every 2 s
-        must still be served, with no close, after SECONDS (40), and status must count that one
-        stall only. (The kernel accepts all the non-reader is sent: only its receive window, which
+        reads nothing must be cut off (status counts one more stalled stream), not before
+        STALL_SECONDS - 0.25 s after its head; the one that reads every 2 s must still be served,
+        with no close, after SECONDS (40), and status must count that one stall only. (The kernel accepts all the non-reader is sent: only its receive window, which
         shrinks while it does not read, can show the server that it is not taking the stream.)
     slow_clients.py idle URL IDLE_SECONDS
-        A keep-alive connection that makes one request and says nothing more is closed between
-        IDLE_SECONDS - 0.25 and IDLE_SECONDS + 1.5 s after its response.
+        A keep-alive connection that makes one request and says nothing more is closed, not
+        before IDLE_SECONDS - 0.25 s after its response.
 
 URL is http://127.0.0.1:PORT or https://...; https is trusted with the CA file in $EYEDROPPER_CA.
 A bearer token in $EYEDROPPER_TOKEN is sent with every request. Prints what it measured and exits
 1 with the reason on the first expectation that fails.
+
+Timeouts are held to their lower bound only: a timer never fires early, on a quiet machine or a
+loaded one, but on a loaded one it may fire late. What the clients wait for (a close, a place, a
+part) is waited for, up to LATE seconds past the timeout: a deadline for what never comes, not
+a time it is given. serve's timeouts to the nanosecond are EyedropperServerTests' job, on a clock
+the test moves.
 """
 import json
 import os
@@ -41,8 +46,8 @@ import sys
 import time
 import urllib.parse
 
-#: The longest a sample may take while 300 half requests are open (see "half" below).
-HALF_REQUEST_SAMPLE_BAR_MS = 100
+#: How long past its timeout a close, a free place or a part is waited for before the test fails.
+LATE = 30
 
 BOUNDARY = b"--eyedropperframe"
 
@@ -136,7 +141,7 @@ def resident_bytes(pid):
 def whole_jpeg_part(connection, rest):
     """Reads until one whole part of the MJPEG stream has arrived; returns its JPEG bytes."""
     data = rest
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + LATE
     while time.monotonic() < deadline:
         start = data.find(BOUNDARY)
         if start >= 0:
@@ -151,7 +156,7 @@ def whole_jpeg_part(connection, rest):
         if not chunk:
             break
         data += chunk
-    fail("the new viewer got no whole JPEG part within 5 s")
+    fail(f"the new viewer got no whole JPEG part within {LATE} s")
 
 
 def stalled(server, pid, stall_seconds, rounds):
@@ -160,12 +165,16 @@ def stalled(server, pid, stall_seconds, rounds):
     rss = []
     for round_number in range(1, rounds + 1):
         before = server.status()["stalledStreamsClosed"]
-        clients, refused = [], 0
+        clients, refused, first_head = [], 0, None
         for _ in range(20):
             client = server.connect(receive_buffer=16384)
+            asked = time.monotonic()
             client.sendall(server.request("/api/v1/stream.mjpg"))
             head, _ = read_head(client)
             if head.startswith(b"HTTP/1.1 200"):
+                # The first client's stall clock starts no sooner than its request: a place freed
+                # before that plus the timeout is freed early, however long the other 19 took.
+                first_head = first_head or asked
                 clients.append(client)  # and never read again
             elif head.startswith(b"HTTP/1.1 503"):
                 refused += 1
@@ -181,9 +190,9 @@ def stalled(server, pid, stall_seconds, rounds):
             head, rest = read_head(viewer)
             waited = time.monotonic() - stalled_at
             if head.startswith(b"HTTP/1.1 200"):
-                if waited < stall_seconds - 0.25:
-                    fail(f"round {round_number}: a stream place was free {waited:.2f} s after 16 clients stalled, "
-                         f"before --stall-timeout {stall_seconds}")
+                if time.monotonic() - first_head < stall_seconds - 0.25:
+                    fail(f"round {round_number}: a stream place was free {time.monotonic() - first_head:.2f} s after the first "
+                         f"stream was asked for, before --stall-timeout {stall_seconds}")
                 jpeg = whole_jpeg_part(viewer, rest)
                 viewer.close()
                 if not jpeg.startswith(b"\xff\xd8") or not jpeg.endswith(b"\xff\xd9"):
@@ -192,18 +201,21 @@ def stalled(server, pid, stall_seconds, rounds):
             viewer.close()
             if not head.startswith(b"HTTP/1.1 503"):
                 fail(f"a new viewer got {head[:40]!r}")
-            if waited > stall_seconds + 2:
+            if waited > stall_seconds + LATE:
                 fail(f"round {round_number}: no stream place for a new viewer {waited:.2f} s after 16 clients stalled "
-                     f"(--stall-timeout {stall_seconds} + 2 s)")
+                     f"(--stall-timeout {stall_seconds} + {LATE} s)")
             time.sleep(0.1)
         # The other 15 stalled a little later, each on its own clock.
-        while (closed := server.status()["stalledStreamsClosed"] - before) < 16 and time.monotonic() < stalled_at + stall_seconds + 2:
+        while (closed := server.status()["stalledStreamsClosed"] - before) < 16 and time.monotonic() < stalled_at + stall_seconds + LATE:
             time.sleep(0.1)
         for client in clients:
             client.close()
         if closed != 16:
-            fail(f"round {round_number}: status counted {closed} stalled streams closed within --stall-timeout + 2 s, expected the 16")
-        time.sleep(0.5)
+            fail(f"round {round_number}: status counted {closed} stalled streams closed within --stall-timeout + {LATE} s, expected the 16")
+        # Every place free again (the viewer's too) before the RSS is read: the round's clients gone.
+        deadline = time.monotonic() + LATE
+        while server.status()["streamClients"] > 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
         rss.append(resident_bytes(pid))
         print(f"round {round_number}: a new viewer streamed {waited:.2f} s after 16 clients stalled "
               f"(--stall-timeout {stall_seconds}); RSS {rss[-1] / 2**20:.1f} MiB")
@@ -235,14 +247,14 @@ def half(server, header_seconds, count):
     first_sent = time.monotonic()
     for index in range(count):
         connection = server.connect()
+        sent_at[connection] = time.monotonic()
         connection.sendall(server.request("/api/v1/sample").split(b"\r\n", 1)[0] + b"\r\nHost: x\r\n")
         connection.setblocking(False)
-        sent_at[connection] = time.monotonic()
         selector.register(connection, selectors.EVENT_READ)
         if index % 30 == 0:
             sample()
     closed_after = []
-    deadline = time.monotonic() + header_seconds + 5
+    deadline = time.monotonic() + header_seconds + LATE
     while sent_at and time.monotonic() < deadline:
         sample()
         for key, _ in selector.select(timeout=0.005):
@@ -259,10 +271,10 @@ def half(server, header_seconds, count):
             selector.unregister(connection)
             connection.close()
     if sent_at:
-        fail(f"{len(sent_at)} of {count} half requests still open {header_seconds + 5} s after they were sent")
+        fail(f"{len(sent_at)} of {count} half requests still open {header_seconds + LATE} s after they were sent")
     early, late = min(closed_after), max(closed_after)
-    if early < header_seconds - 0.25 or late > header_seconds + 1.5:
-        fail(f"half requests closed after {early:.2f} to {late:.2f} s, not at --header-timeout {header_seconds} s")
+    if early < header_seconds - 0.25:
+        fail(f"half requests closed after {early:.2f} to {late:.2f} s, before --header-timeout {header_seconds} s")
     counted = server.status()["headerTimeouts"] - before
     if counted != count:
         fail(f"status counted {counted} header timeouts, expected {count}")
@@ -293,8 +305,8 @@ def events(server, stall_seconds, seconds):
             fail(f"the event stream answered {head[:40]!r}")
         return connection, rest
 
+    silent_since = time.monotonic()  # before its request: its stall clock cannot start sooner
     silent, _ = open_stream()
-    silent_since = time.monotonic()
     reader, rest = open_stream()
     _, scale = tcp_state_and_window_scale(silent)
     read_bytes, reads, cut_after = len(rest), 0, None
@@ -313,19 +325,29 @@ def events(server, stall_seconds, seconds):
                     got += len(chunk)
             except (BlockingIOError, ssl.SSLWantReadError):
                 pass
-            if got == 0:
-                fail(f"the client that reads every 2 s got nothing in 2 s ({time.monotonic() - silent_since:.1f} s after it started)")
+            if got == 0:  # nothing yet: waited for, as a client would
+                reader.setblocking(True)
+                reader.settimeout(LATE)
+                try:
+                    chunk = reader.recv(65536)
+                except (TimeoutError, socket.timeout):
+                    chunk = None
+                reader.setblocking(False)
+                if not chunk:
+                    fail(f"the client that reads every 2 s got nothing for {LATE} s or was cut off "
+                         f"({time.monotonic() - silent_since:.1f} s after it started)")
+                got = len(chunk)
             read_bytes, reads = read_bytes + got, reads + 1
         if cut_after is None and server.status()["stalledStreamsClosed"] > before:
             cut_after = time.monotonic() - silent_since
             state, _ = tcp_state_and_window_scale(silent)
             print(f"events: the client that reads nothing was cut off within {cut_after:.2f} s of its head "
                   f"(its TCP state then: {state}; 8 is close-wait)")
-            if cut_after < stall_seconds - 0.25 or cut_after > stall_seconds + 10:
-                fail(f"the client that reads nothing was cut off {cut_after:.1f} s after its head, not between "
-                     f"--stall-timeout {stall_seconds} - 0.25 and + 10 s (its window scale: {scale})")
-        if cut_after is None and elapsed > stall_seconds + 10:
-            fail(f"the client that reads nothing was not cut off within --stall-timeout {stall_seconds} + 10 s "
+            if cut_after < stall_seconds - 0.25:
+                fail(f"the client that reads nothing was cut off {cut_after:.1f} s after its head, before "
+                     f"--stall-timeout {stall_seconds} - 0.25 s (its window scale: {scale})")
+        if cut_after is None and elapsed > stall_seconds + LATE:
+            fail(f"the client that reads nothing was not cut off within --stall-timeout {stall_seconds} + {LATE} s "
                  f"(its advertised window scale: {scale}; 9 or more hides it)")
     counted = server.status()["stalledStreamsClosed"] - before
     if counted != 1:
@@ -337,10 +359,12 @@ def events(server, stall_seconds, seconds):
           f"for {seconds:.0f} s, not cut off")
 
 
-def closed_after(connection, seconds, what):
-    """Waits for the server to close `connection`; fails unless it does so about `seconds` from now."""
-    started = time.monotonic()
-    connection.settimeout(seconds + 5)
+def closed_after(connection, seconds, what, started):
+    """Waits for the server to close `connection`; fails if it does so before `seconds` from
+    `started` (less a quarter of a second), or not within LATE seconds after. `started`: before
+    what starts the server's clock was sent, so that a client slow to get here cannot make an
+    early close look late enough."""
+    connection.settimeout(seconds + LATE)
     try:
         data = connection.recv(4096)
     except (ConnectionResetError, ssl.SSLError):
@@ -348,25 +372,27 @@ def closed_after(connection, seconds, what):
     waited = time.monotonic() - started
     if data:
         fail(f"{what} got bytes instead of being closed: {data[:60]!r}")
-    if not (seconds - 0.25 <= waited <= seconds + 1.5):
-        fail(f"{what} was closed {waited:.2f} s after, not at {seconds} s")
+    if waited < seconds - 0.25:
+        fail(f"{what} was closed {waited:.2f} s after, before {seconds} s")
     return waited
 
 
 def handshake(server, header_seconds):
     raw = socket.create_connection((server.host, server.port))
+    started = time.monotonic()
     raw.sendall(bytes.fromhex("160301020001"))  # a TLS record header and the first byte of a ClientHello
-    waited = closed_after(raw, header_seconds, "a half TLS handshake")
+    waited = closed_after(raw, header_seconds, "a half TLS handshake", started)
     print(f"handshake: a half TLS handshake was closed {waited:.2f} s after its first bytes (--header-timeout {header_seconds})")
 
 
 def idle(server, idle_seconds):
     connection = server.connect()
+    started = time.monotonic()
     connection.sendall(server.request("/api/v1/status"))
     head, _ = read_response(connection)
     if not head.startswith(b"HTTP/1.1 200"):
         fail(f"/api/v1/status answered {head[:40]!r}")
-    waited = closed_after(connection, idle_seconds, "a keep-alive connection left idle after its response")
+    waited = closed_after(connection, idle_seconds, "a keep-alive connection left idle after its response", started)
     print(f"idle: a keep-alive connection was closed {waited:.2f} s after its response (--idle-timeout {idle_seconds})")
 
 
@@ -376,19 +402,14 @@ if __name__ == "__main__":
     if command == "stalled":
         stalled(server, int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 3)
     elif command == "half":
-        # What the bar catches: samples waiting behind the half requests, which would take up to
-        # the header timeout (seconds), or a server slowed to a crawl by holding them. It is not
-        # a speed target: with the test run's background builds on both cores, single samples
-        # have taken 12 to 19 ms (a median under 1 ms). A round over the bar gets a second, and
-        # the test fails only if that one is over it too.
-        for attempt in (1, 2):
-            slowest = half(server, float(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 300)
-            if slowest < HALF_REQUEST_SAMPLE_BAR_MS:
-                break
-            print(f"a sample took {slowest:.2f} ms while the half requests were open (the bar: under "
-                  f"{HALF_REQUEST_SAMPLE_BAR_MS} ms)" + ("; once more" if attempt == 1 else ""), file=sys.stderr)
-        else:
-            fail(f"a sample took {HALF_REQUEST_SAMPLE_BAR_MS} ms or more in both rounds")
+        # What this catches: samples waiting behind the half requests, which would then take the
+        # header timeout itself. It is not a speed target (those are in Benchmarks/): on a quiet
+        # machine a sample takes under a millisecond, and with the background builds on both
+        # cores 12 to 19 ms.
+        header_seconds = float(sys.argv[3])
+        slowest = half(server, header_seconds, int(sys.argv[4]) if len(sys.argv) > 4 else 300)
+        if slowest >= header_seconds * 1000:
+            fail(f"a sample took {slowest:.0f} ms while the half requests were open: as long as --header-timeout, waiting behind them")
     elif command == "handshake":
         handshake(server, float(sys.argv[3]))
     elif command == "events":

@@ -2,12 +2,11 @@
 # Guest: how capture behaves over time and when things go wrong: the frame rate asked for is
 # delivered, a busy device is refused while the first user goes on, an unplug ends a stream with
 # its error (or, with --reconnect, is waited out), damaged frames are dropped and counted, and two
-# devices stream at once. Writes PASS/FAIL lines to $RESULTS.
-RESULTS=${RESULTS:-/mnt/out/results.txt}
+# devices stream at once. Each step waits for what it needs (a frame, an end), never a fixed time.
+# Writes PASS/FAIL lines to $RESULTS.
+# Budget: 150 s on the nominal guest (Tests/VM/guest-lib.sh).
+. /mnt/guest-lib.sh
 DEV=/dev/video0
-pass() { echo "PASS $1" >> "$RESULTS"; }
-fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
-lines() { grep -c '^{"frame"' "$1" 2>/dev/null || echo 0; }
 
 # Frame rate: 50 frames at 25 fps, from the driver's timestamps.
 eyedropper sample --source $DEV --size 640x480 --pixel-format YU12 --fps 25 --skip 2 --frames 50 > /tmp/fps.out 2>/tmp/fps.err
@@ -27,32 +26,31 @@ else fail "bench on a camera" "$B $(cat /tmp/bench.err)"; fi
 # Busy: a second sampler on a streaming device fails with the busy error; the first goes on.
 eyedropper sample --source $DEV --fps 25 --skip 0 --frames 100000 > /tmp/first.out 2>/tmp/first.err &
 FIRST=$!
-sleep 3
+wait_until 30 has_frames /tmp/first.out 1
 eyedropper sample --source $DEV --frames 1 > /tmp/second.out 2>/tmp/second.err
 rc=$?
 if [ $rc -eq 74 ] && grep -q "busy" /tmp/second.err; then pass "busy: second sampler refused (exit 74)"
 else fail "busy: second sampler" "exit $rc: $(cat /tmp/second.err)"; fi
-before=$(lines /tmp/first.out); sleep 1; after=$(lines /tmp/first.out)
-if kill -0 $FIRST 2>/dev/null && [ "$after" -gt "$before" ]; then pass "busy: first sampler goes on ($before -> $after frames)"
-else fail "busy: first sampler" "$before -> $after frames: $(cat /tmp/first.err)"; fi
+before=$(lines /tmp/first.out)
+if wait_until 30 has_frames /tmp/first.out $((before + 5)) && running $FIRST; then
+    pass "busy: first sampler goes on ($before -> $(lines /tmp/first.out) frames)"
+else fail "busy: first sampler" "$before -> $(lines /tmp/first.out) frames: $(cat /tmp/first.err)"; fi
 
-# Unplug: the stream ends within 2 seconds with the disconnected error.
+# Unplug: the stream ends with the disconnected error, rather than waiting for frames.
 v4l2-ctl -d $DEV -c disconnect=1 >/dev/null 2>&1
-i=0; while kill -0 $FIRST 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $FIRST 2>/dev/null; then kill $FIRST; fail "unplug" "still streaming 2 s after disconnect"
+if ! wait_until 20 ended $FIRST; then kill $FIRST; fail "unplug" "still streaming $(scaled 20) s after disconnect"
 else
     wait $FIRST; rc=$?
-    if [ $rc -eq 74 ] && grep -q "/dev/video0: the device went away" /tmp/first.err; then pass "unplug: stream ends within 2 s, exit 74 naming it"
+    if [ $rc -eq 74 ] && grep -q "/dev/video0: the device went away" /tmp/first.err; then pass "unplug: the stream ends, exit 74 naming it"
     else fail "unplug" "exit $rc: $(tail -n 2 /tmp/first.err)"; fi
 fi
 
 # Reconnect: with --reconnect an unplug is waited out and sampling resumes.
 eyedropper sample --source $DEV --fps 25 --skip 0 --frames 60 --reconnect > /tmp/re.out 2>/tmp/re.err &
 RE=$!
-sleep 2
+wait_until 30 has_frames /tmp/re.out 1
 v4l2-ctl -d $DEV -c disconnect=1 >/dev/null 2>&1
-i=0; while kill -0 $RE 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $RE 2>/dev/null; then kill $RE; fail "reconnect" "still running after 20 s: $(tail -n 3 /tmp/re.err)"
+if ! wait_until 60 ended $RE; then kill $RE; fail "reconnect" "still running $(scaled 60) s on: $(tail -n 3 /tmp/re.err)"
 else
     wait $RE; rc=$?
     if [ $rc -eq 0 ] && [ "$(lines /tmp/re.out)" -eq 60 ] && grep -q "back" /tmp/re.err; then pass "reconnect: 60 frames across an unplug"
@@ -62,7 +60,7 @@ fi
 # Damaged frames, counted in the closing line of a stream that ends normally.
 eyedropper sample --source $DEV --fps 25 --skip 0 --frames 30 > /tmp/dmg.out 2>/tmp/dmg.err &
 DMG=$!
-sleep 1
+wait_until 30 has_frames /tmp/dmg.out 1
 v4l2-ctl -d $DEV -c inject_v4l2_buf_flag_error=1 >/dev/null 2>&1
 wait $DMG; rc=$?
 damaged=$(sed -n 's/.* \([0-9]*\) damaged.*/\1/p' /tmp/dmg.err)
@@ -71,7 +69,7 @@ else fail "damaged frames" "exit $rc, damaged '${damaged}': $(tail -n 2 /tmp/dmg
 
 # Two devices at once, each its own process.
 rmmod vivid; insmod /mods/vivid.ko n_devs=2
-i=0; while [ ! -e /dev/video4 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 10 test -e /dev/video4
 second=$(eyedropper devices | sed -n '2p' | cut -f1)
 eyedropper sample --source /dev/video0 --fps 25 --skip 0 --frames 40 > /tmp/a.out 2>/tmp/a.err &
 A=$!
@@ -82,17 +80,16 @@ if [ $ra -eq 0 ] && [ $rb -eq 0 ] && [ "$(lines /tmp/a.out)" -eq 40 ] && [ "$(li
     pass "two devices stream at once (/dev/video0 and $second)"
 else fail "two devices" "exits $ra/$rb, frames $(lines /tmp/a.out)/$(lines /tmp/b.out): $(tail -n 1 /tmp/a.err) | $(tail -n 1 /tmp/b.err)"; fi
 
-# Faults injected by vivid: each a clear error naming the call, within seconds (no hang), and the
-# device works again afterwards (nothing leaked).
+# Faults injected by vivid: each a clear error naming the call (no hang), and the device works
+# again afterwards (nothing leaked).
 rmmod vivid; insmod /mods/vivid.ko
-i=0; while [ ! -e $DEV ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 10 test -e $DEV
 fault() { # name, control, expected text in the error, 'during' to inject into a running stream
     [ "$4" = during ] || v4l2-ctl -d $DEV -c "$2=1" >/dev/null 2>&1
     eyedropper sample --source $DEV --fps 25 --skip 0 --frames 100 > /tmp/fault.out 2>/tmp/fault.err &
     F=$!
-    if [ "$4" = during ]; then sleep 1; v4l2-ctl -d $DEV -c "$2=1" >/dev/null 2>&1; fi
-    i=0; while kill -0 $F 2>/dev/null && [ $i -lt 80 ]; do sleep 0.1; i=$((i + 1)); done
-    if kill -0 $F 2>/dev/null; then kill $F; fail "fault $1" "still running after 8 s"; return; fi
+    if [ "$4" = during ]; then wait_until 30 has_frames /tmp/fault.out 1; v4l2-ctl -d $DEV -c "$2=1" >/dev/null 2>&1; fi
+    if ! wait_until 30 ended $F; then kill $F; fail "fault $1" "still running $(scaled 30) s on"; return; fi
     wait $F; rc=$?
     if [ $rc -eq 74 ] && grep -q "$3" /tmp/fault.err; then pass "fault $1: exit 74, '$3'"
     else fail "fault $1" "exit $rc: $(tail -n 2 /tmp/fault.err)"; fi

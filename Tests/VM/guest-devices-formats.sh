@@ -4,17 +4,15 @@
 # vivid is loaded with its default node types, which make a capture node and output, metadata,
 # VBI, radio, SDR and touch nodes. JSON is checked with grep/sed: the commands print one line
 # with a fixed field order. Writes one PASS/FAIL line per check to $RESULTS.
-RESULTS=${RESULTS:-/mnt/out/results.txt}
-
-pass() { echo "PASS $1" >> "$RESULTS"; }
-fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
+# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh).
+. /mnt/guest-lib.sh
 one_line() { echo "$1" | tr '\n' ' ' | cut -c1-600; }   # actual output, short enough for a FAIL line
 
 # vivid reloaded with the given parameters; insmod returns once the nodes exist (devtmpfs).
 reload_vivid() {
     rmmod vivid 2>/dev/null
     insmod /mods/vivid.ko "$@" || { fail "insmod vivid $*" "insmod failed"; return 1; }
-    i=0; while [ ! -e /dev/video0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    wait_until 10 test -e /dev/video0
 }
 
 # The nodes whose own device capabilities include Video Capture, by the driver's word: the

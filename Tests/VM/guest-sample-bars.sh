@@ -4,7 +4,8 @@
 # driver, with --matrix auto --range auto: every bar within 2 levels of its colour, and the
 # matrix and range eyedropper reports matching what the driver was set to.
 # Writes PASS/FAIL lines to $RESULTS.
-RESULTS=${RESULTS:-/mnt/out/results.txt}
+# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh).
+. /mnt/guest-lib.sh
 DEV=/dev/video0
 
 # vivid's bars converted exactly: its 75% level is about 0.745 (its bar values are in the kernel's

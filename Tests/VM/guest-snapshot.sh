@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest: snapshot of a vivid frame to .ppm (exact size and header) and .jpg (JPEG start and end
 # markers); the host-side tests decode JPEGs with libturbojpeg. Writes PASS/FAIL lines to $RESULTS.
-RESULTS=${RESULTS:-/mnt/out/results.txt}
+# Budget: 60 s on the nominal guest (Tests/VM/guest-lib.sh).
+. /mnt/guest-lib.sh
 DEV=/dev/video0
 hex() { od -An -tx1 | tr -d ' \n'; }
 

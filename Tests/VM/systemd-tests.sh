@@ -24,8 +24,12 @@
 #
 # The package: EYEDROPPER_DEB if set, else what `Scripts/package` builds and prints
 # (.build/package/eyedropper_<version>_amd64.deb).
-# Environment: VM_TIMEOUT (seconds for the whole VM run, default 900), GUEST_TIMEOUT (seconds the
-# guest's checks may take, default 780), EYEDROPPER_VM_CACHE (default .build/vm-cache: the kernel
+# Time limits scale with the guest's speed (Tests/VM/vm-speed.sh): the guest times a piece of the
+# package's own binary's work before the checks, and the checks' budget (systemd-guest.sh's
+# `# Budget: N s`, on the guest the budgets were written for), the waits inside them, and the VM's
+# own limit are those seconds times the factor measured.
+#
+# Environment: EYEDROPPER_VM_CACHE (default .build/vm-cache: the kernel
 # package and the root file system), DEBIAN_MIRROR (default: the host's, from
 # /etc/apt/sources.list.d/debian.sources), KEEP_VM_WORK=1 keeps the work directory, VM_OUT (a
 # directory the guest's results, logs and journal are copied to).
@@ -38,14 +42,14 @@
 # initramfs loads virtio and ext4 and switch_roots to systemd. Results come back over virtio-9p.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-VM_TIMEOUT=${VM_TIMEOUT:-900}
-GUEST_TIMEOUT=${GUEST_TIMEOUT:-780}
+BUDGET=$(sed -n 's/^# Budget: \([0-9][0-9]*\) s.*/\1/p' "$ROOT/Tests/VM/systemd-guest.sh" | head -n 1)
 CACHE=${EYEDROPPER_VM_CACHE:-$ROOT/.build/vm-cache}   # .build/ is git-ignored
 T0=$EPOCHREALTIME
 since() { awk -v a="$EPOCHREALTIME" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
 step() { printf '=== [%5ss] %s\n' "$(since "$T0")" "$*"; }
 export DEBIAN_FRONTEND=noninteractive
 . "$ROOT/Tests/VM/vm-kernel.sh"
+. "$ROOT/Tests/VM/vm-speed.sh"
 
 WORK=$(mktemp -d -t eyedropper-systemd-vm.XXXXXX)
 cleanup() { if [ "${KEEP_VM_WORK:-0}" = 1 ]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi; }
@@ -158,8 +162,13 @@ echo "[guest] multi-user.target reached at \$(cut -d' ' -f1 /proc/uptime) s upti
 mkdir -p /mnt/host
 modprobe 9pnet_virtio; modprobe 9p
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 host /mnt/host || { echo "[guest] virtio-9p mount failed"; exit 1; }
-timeout $GUEST_TIMEOUT bash /mnt/host/systemd-guest.sh
-echo "\$?" > /mnt/host/out/done
+# The guest's speed, with the package's binary (its Swift runtime linked in) before it is installed.
+dpkg-deb -x "\$(ls /mnt/host/eyedropper_*_amd64.deb | head -n 1)" /tmp/speed-deb
+$(speed_probe /tmp/speed-deb/usr/bin/eyedropper /mnt/host/out)
+limit=\$(awk -v b=$BUDGET -v f="\$SPEED" 'BEGIN { printf "%d", b * f + 0.5 }')
+echo "[guest] the checks' budget: $BUDGET s times \$SPEED, \$limit s"
+timeout \$limit bash /mnt/host/systemd-guest.sh
+echo "\$? \$limit" > /mnt/host/out/done
 EOF
 chmod +x "$G/usr/local/lib/eyedropper-vm-test/run"
 # After multi-user.target (so without the default dependencies, which would order it before).
@@ -191,24 +200,24 @@ step "share: package, checks, profile"
 SHARE=$WORK/share; mkdir -p "$SHARE/out"
 cp "$DEB" "$SHARE/"
 cp "$ROOT/Tests/VM/systemd-guest.sh" "$SHARE/"
+speed_chart "$SHARE"
 gcc -O2 -Wall -static -o "$SHARE/mjpeg-parts" "$ROOT/Tests/VM/mjpeg-parts.c"
 # A chart to calibrate on in the guest (with the package's binary) for a profile to reload with.
 python3 "$ROOT/Tests/VM/chart-y4m.py" "$SHARE/chart.y4m" > "$SHARE/chart-corners"
 
 # ------------------------------------------------------------------ boot
-step "boot guest (tcg, limit ${VM_TIMEOUT}s)"
+step "boot guest (tcg; it times its speed, then runs the checks with $BUDGET s of budget at the nominal speed)"
 B0=$EPOCHREALTIME
-set +e
-timeout "$VM_TIMEOUT" nice -n 10 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 2 -nic none -nographic -no-reboot \
+nice -n 10 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 2 -nic none -nographic -no-reboot -pidfile "$WORK/qemu.pid" \
   -kernel "$VMLINUZ" -initrd "$WORK/initramfs.cpio.gz" \
   -append "console=ttyS0 panic=-1 quiet systemd.show_status=error" \
   -drive file="$IMG",if=virtio,format=raw,cache=unsafe \
   -virtfs local,path="$SHARE",mount_tag=host,security_model=none,id=host0 < /dev/null 2>&1 \
   | sed -u 's/\r//' | tee "$WORK/console.log" \
-  | while IFS= read -r l; do case "$l" in *'[guest'*) printf '[%5ss] %s\n' "$(since "$B0")" "[guest${l#*\[guest}";; esac; done
-QEMU_RC=${PIPESTATUS[0]}
-set -e
-step "VM finished (qemu exit $QEMU_RC$([ "$QEMU_RC" = 124 ] && echo ": timed out after ${VM_TIMEOUT}s"))"
+  | while IFS= read -r l; do case "$l" in *'[guest'*) printf '[%5ss] %s\n' "$(since "$B0")" "[guest${l#*\[guest}";; esac; done &
+# The boot to multi-user.target comes before the speed is measured: a minute of it, times SPEED.
+watch_vm $! "$WORK/qemu.pid" "$SHARE/out" $((BUDGET + 60))
+step "VM finished${TIMED_OUT:+: killed after $TIMED_OUT}"
 
 # ------------------------------------------------------------------ results
 OUT=$SHARE/out
@@ -218,13 +227,15 @@ echo "--- results"
 [ -f "$OUT/results" ] && grep -E '^(PASS|FAIL)' "$OUT/results" || true
 passed=$(grep -c '^PASS' "$OUT/results" 2>/dev/null || true); failed=$(grep -c '^FAIL' "$OUT/results" 2>/dev/null || true)
 passed=${passed:-0}; failed=${failed:-0}
-if [ ! -f "$OUT/done" ]; then
-  echo "FAIL guest checks: did not finish (qemu exit $QEMU_RC)"; failed=$((failed + 1))
+rc=""; limit=""
+[ -f "$OUT/done" ] && read -r rc limit < "$OUT/done"
+if [ -z "$rc" ]; then
+  echo "FAIL guest checks: did not finish${TIMED_OUT:+ (the VM was killed after $TIMED_OUT)}"; failed=$((failed + 1))
   echo "end of the console:"; tail -n 40 "$WORK/console.log" | sed 's/^/    | /'
-elif grep -qx '124' "$OUT/done"; then
-  echo "FAIL guest checks: killed after ${GUEST_TIMEOUT}s in the guest"; failed=$((failed + 1))
+elif [ "$rc" = 124 ]; then
+  echo "FAIL guest checks: killed after their budget, $limit s in the guest (speed $SPEED)"; failed=$((failed + 1))
 elif [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
-  echo "FAIL guest checks: none reported (exit $(cat "$OUT/done"))"; failed=$((failed + 1))
+  echo "FAIL guest checks: none reported (exit $rc)"; failed=$((failed + 1))
 fi
 if [ -n "${VM_OUT:-}" ]; then mkdir -p "$VM_OUT"; cp -r "$OUT/." "$VM_OUT/"; cp "$WORK/console.log" "$VM_OUT/"; fi
 step "done"

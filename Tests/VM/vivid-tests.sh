@@ -7,23 +7,26 @@
 #
 # Guest scripts run with: vivid freshly loaded with its default parameters (/dev/video0 is its
 # capture node; /mods/vivid.ko to reload it with others), `eyedropper` and `v4l2-ctl` on PATH,
-# a writable /tmp, GUEST_SCRIPT_TIMEOUT seconds each, and RESULTS set to the file to append one
-# `PASS name` or `FAIL name: details` line per check to. Results come back over virtio-9p. The last line printed is
-# `N passed, M failed`; the exit status is non-zero when M > 0 or when the VM produced no results.
+# a writable /tmp, /mnt/guest-lib.sh to source (Tests/VM/guest-lib.sh: PASS/FAIL lines and
+# wait_until), and RESULTS set to the file to append one `PASS name` or `FAIL name: details` line
+# per check to. Results come back over virtio-9p. The last line printed is `N passed, M failed`;
+# the exit status is non-zero when M > 0 or when the VM produced no results.
 #
-# Environment: ACCEL (default tcg), VM_TIMEOUT (seconds for the whole VM run, default 180),
-# VM_HOSTFWD (e.g. tcp:127.0.0.1:18080-:8080: a host port forwarded to the guest, whose eth0 is
-# 10.0.2.15; without it the guest has no network but loopback),
-# GUEST_SCRIPT_TIMEOUT (seconds per guest script, default 120),
-# KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb cache),
-# VM_LOOPBACK=1 (v4l2loopback built for the guest kernel as /mods/v4l2loopback.ko, not loaded, and
-# v4l2-feed on PATH to feed it), VM_DATA (a directory the guest sees as /mnt/data), VM_OUT (a
-# directory the guest's /mnt/out is copied to when the VM is done).
+# Budgets scale with the guest's speed, measured at boot (Tests/VM/vm-speed.sh), never seconds
+# tuned on one host. Each script states its budget on the guest the budgets were written for (a
+# line `# Budget: N s`); it is killed after N x SPEED seconds, and the VM after the sum of them
+# all, times SPEED, from when the guest measured it. Each script's own waits are on conditions,
+# with deadlines times SPEED too (guest-lib.sh's wait_until).
+#
+# Environment: ACCEL (default tcg), VM_CPU (qemu's -cpu under tcg, default max), VM_HOSTFWD (e.g. tcp:127.0.0.1:18080-:8080: a host port
+# forwarded to the guest, whose eth0 is 10.0.2.15; without it the guest has no network but
+# loopback), KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb
+# cache), VM_LOOPBACK=1 (v4l2loopback built for the guest kernel as /mods/v4l2loopback.ko, not
+# loaded, and v4l2-feed on PATH to feed it), VM_DATA (a directory the guest sees as /mnt/data),
+# VM_OUT (a directory the guest's /mnt/out is copied to when the VM is done).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ACCEL=${ACCEL:-tcg}
-VM_TIMEOUT=${VM_TIMEOUT:-180}
-GUEST_SCRIPT_TIMEOUT=${GUEST_SCRIPT_TIMEOUT:-120}
 CACHE=${EYEDROPPER_VM_CACHE:-$ROOT/.build/vm-cache}   # .build/ is git-ignored
 T0=$EPOCHREALTIME
 since() { awk -v a="$EPOCHREALTIME" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
@@ -31,7 +34,15 @@ step() { printf '=== [%5ss] %s\n' "$(since "$T0")" "$*"; }
 export DEBIAN_FRONTEND=noninteractive
 
 if [ $# -gt 0 ]; then SCRIPTS=("$@"); else SCRIPTS=("$ROOT"/Tests/VM/guest-*.sh); fi
-for s in "${SCRIPTS[@]}"; do [ -f "$s" ] || { echo "no such guest script: $s" >&2; exit 2; }; done
+SCRIPTS=("${SCRIPTS[@]/*\/guest-lib.sh/}")   # sourced by the others, not one of them
+BUDGETS=()
+for s in "${SCRIPTS[@]}"; do
+  [ -n "$s" ] || continue
+  [ -f "$s" ] || { echo "no such guest script: $s" >&2; exit 2; }
+  budget=$(sed -n 's/^# Budget: \([0-9][0-9]*\) s.*/\1/p' "$s" | head -n 1)
+  [ -n "$budget" ] || { echo "$s: no '# Budget: N s' line (its time limit on the nominal guest)" >&2; exit 2; }
+  BUDGETS+=("$budget")
+done
 
 WORK=$(mktemp -d -t eyedropper-vm.XXXXXX)
 cleanup() { if [ "${KEEP_VM_WORK:-0}" = 1 ]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi; }
@@ -40,7 +51,7 @@ trap cleanup EXIT
 # ------------------------------------------------------------------ host packages
 step "host packages"
 # install-deps does nothing (and needs no network) when all are installed already.
-"$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod v4l-utils libv4l-dev curl
+"$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod v4l-utils libv4l-dev curl python3
 [ "${VM_LOOPBACK:-0}" = 1 ] && "$ROOT"/Scripts/install-deps gcc make libc6-dev libelf-dev
 
 # ------------------------------------------------------------------ guest kernel
@@ -48,6 +59,7 @@ step "host packages"
 # image and the module trees the guest loads from (media and 9p/virtio) are unpacked, with the
 # modules.* index files depmod needs; the rest of the 400 MB is never written.
 . "$ROOT/Tests/VM/vm-kernel.sh"
+. "$ROOT/Tests/VM/vm-speed.sh"
 guest_kernel_deb "$CACHE"
 step "unpack $(basename "$KDEB")"
 KROOT=$WORK/kroot
@@ -147,38 +159,45 @@ echo "initramfs $(du -h "$WORK/initramfs.cpio.gz" | cut -f1)"
 [ -n "${VM_DATA:-}" ] && cp -r "$VM_DATA" "$SHARE/data"
 echo "share: $SHARE (a guest script sees it as /mnt)"
 NAMES=()
-for s in "${SCRIPTS[@]}"; do cp "$s" "$SHARE/"; NAMES+=("$(basename "$s")"); done
-# Each script gets vivid fresh (a script may reload it with other parameters, or leave controls
-# changed) and a time limit, so one that hangs costs its own checks, not the others'.
-cat > "$SHARE/run.sh" <<EOF
-up() { cut -d' ' -f1 /proc/uptime; }
+for s in "${SCRIPTS[@]}"; do [ -n "$s" ] && { cp "$s" "$SHARE/"; NAMES+=("$(basename "$s")"); }; done
+cp "$ROOT/Tests/VM/guest-lib.sh" "$SHARE/"
+TOTAL_BUDGET=0; for b in "${BUDGETS[@]}"; do TOTAL_BUDGET=$((TOTAL_BUDGET + b)); done
+# The guest times its speed first (vm-speed.sh), then runs each script with vivid fresh (a script
+# may reload it with other parameters, or leave controls changed) and its budget times SPEED, so
+# one that hangs costs its own checks, not the others'.
+speed_chart "$SHARE"
+{ speed_probe eyedropper /mnt/out; cat <<EOF
+set -- ${BUDGETS[*]}
 for s in ${NAMES[*]}; do
+  limit=\$(awk -v b="\$1" -v f="\$SPEED" 'BEGIN { printf "%d", b * f + 0.5 }'); shift
   rmmod vivid 2>/dev/null
   insmod /mods/vivid.ko
   i=0; while [ ! -e /dev/video0 ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i+1)); done
-  echo "[guest \$(up)s] \$s (\$(ls /dev/video* 2>/dev/null | tr '\n' ' '))"
+  echo "[guest \$(up)s] \$s (\$(ls /dev/video* 2>/dev/null | tr '\n' ' '), limit \$limit s)"
   : > /mnt/out/\$s.results
-  (cd /tmp && RESULTS=/mnt/out/\$s.results timeout $GUEST_SCRIPT_TIMEOUT sh /mnt/\$s > /mnt/out/\$s.log 2>&1)
+  t0=\$(up)
+  (cd /tmp && RESULTS=/mnt/out/\$s.results timeout \$limit sh /mnt/\$s > /mnt/out/\$s.log 2>&1)
   rc=\$?
-  echo "\$rc" > /mnt/out/\$s.done
-  echo "[guest \$(up)s] \$s exited \$rc: \$(grep -c '^PASS' /mnt/out/\$s.results) passed, \$(grep -c '^FAIL' /mnt/out/\$s.results) failed"
+  echo "\$rc \$limit" > /mnt/out/\$s.done
+  took=\$(awk -v a="\$t0" -v b="\$(up)" -v f="\$SPEED" 'BEGIN { printf "%.0f s (%.0f s nominal)", b - a, (b - a) / f }')
+  echo "[guest \$(up)s] \$s exited \$rc after \$took: \$(grep -c '^PASS' /mnt/out/\$s.results) passed, \$(grep -c '^FAIL' /mnt/out/\$s.results) failed"
 done
 EOF
+} > "$SHARE/run.sh"
 
 # ------------------------------------------------------------------ boot
-step "boot guest ($ACCEL, limit ${VM_TIMEOUT}s)"
-CPU="-cpu max"; [ "$ACCEL" = kvm ] && CPU="-cpu host"
+# qemu's own time limit: watch_vm's (vm-speed.sh).
+step "boot guest ($ACCEL; it times its speed, then runs ${#NAMES[@]} scripts with $TOTAL_BUDGET s of budget at the nominal speed)"
+CPU="-cpu ${VM_CPU:-max}"; [ "$ACCEL" = kvm ] && CPU="-cpu host"
 B0=$EPOCHREALTIME
-set +e
 NIC="-nic none"; [ -n "${VM_HOSTFWD:-}" ] && NIC="-nic user,model=virtio-net-pci,hostfwd=$VM_HOSTFWD"
-timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" $CPU -m 1024 -smp 2 $NIC -nographic -no-reboot \
+qemu-system-x86_64 -accel "$ACCEL" $CPU -m 1024 -smp 2 $NIC -nographic -no-reboot -pidfile "$WORK/qemu.pid" \
   -kernel "$VMLINUZ" -initrd "$WORK/initramfs.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
   -virtfs local,path="$SHARE",mount_tag=host,security_model=none,id=host0 < /dev/null 2>&1 \
   | sed -u 's/\r//' | tee "$WORK/console.log" \
-  | while IFS= read -r l; do case "$l" in *'[guest'*) printf '[%5ss] %s\n' "$(since "$B0")" "[guest${l#*\[guest}";; esac; done
-QEMU_RC=${PIPESTATUS[0]}
-set -e
-step "VM finished (qemu exit $QEMU_RC$([ "$QEMU_RC" = 124 ] && echo ": timed out after ${VM_TIMEOUT}s"))"
+  | while IFS= read -r l; do case "$l" in *'[guest'*) printf '[%5ss] %s\n' "$(since "$B0")" "[guest${l#*\[guest}";; esac; done &
+watch_vm $! "$WORK/qemu.pid" "$SHARE/out" "$TOTAL_BUDGET"
+step "VM finished${TIMED_OUT:+: killed after $TIMED_OUT}"
 
 # ------------------------------------------------------------------ results
 passed=0; failed=0
@@ -189,14 +208,16 @@ for s in "${NAMES[@]}"; do
   p=$(grep -c '^PASS' "$res" 2>/dev/null || true); f=$(grep -c '^FAIL' "$res" 2>/dev/null || true)
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
   # A script that never finished, or checked nothing, is a failure of its own.
-  if [ ! -f "$SHARE/out/$s.done" ]; then
-    echo "FAIL $s: did not finish (qemu exit $QEMU_RC)"; failed=$((failed + 1))
-  elif grep -qx '124\|143' "$SHARE/out/$s.done"; then   # busybox timeout: 143 (SIGTERM)
-    echo "FAIL $s: killed after ${GUEST_SCRIPT_TIMEOUT}s in the guest"; failed=$((failed + 1))
+  rc=""; limit=""
+  [ -f "$SHARE/out/$s.done" ] && read -r rc limit < "$SHARE/out/$s.done"
+  if [ -z "$rc" ]; then
+    echo "FAIL $s: did not finish${TIMED_OUT:+ (the VM was killed after $TIMED_OUT)}"; failed=$((failed + 1))
+  elif [ "$rc" = 124 ] || [ "$rc" = 143 ]; then   # busybox timeout: 143 (SIGTERM)
+    echo "FAIL $s: killed after its budget, $limit s in the guest (speed $SPEED)"; failed=$((failed + 1))
   elif [ "${p:-0}" = 0 ] && [ "${f:-0}" = 0 ]; then
-    echo "FAIL $s: no checks reported (exit $(cat "$SHARE/out/$s.done"))"; failed=$((failed + 1))
+    echo "FAIL $s: no checks reported (exit $rc)"; failed=$((failed + 1))
   fi
-  if [ "${f:-0}" != 0 ] || [ ! -f "$SHARE/out/$s.done" ]; then
+  if [ "${f:-0}" != 0 ] || [ -z "$rc" ]; then
     [ -s "$SHARE/out/$s.log" ] && { echo "    output of $s:"; tail -n 20 "$SHARE/out/$s.log" | sed 's/^/    | /'; }
   fi
 done

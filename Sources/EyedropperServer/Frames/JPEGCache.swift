@@ -20,16 +20,20 @@ package struct EncodedFrame: Sendable {
 /// to RGB alone.
 package final class JPEGDemand: Sendable {
     package let window: Duration
-    private let start = ContinuousClock.now
-    /// Nanoseconds after `start`.
+    private let clock: any MonotonicClock
+    /// Nanoseconds on `clock`.
     private let wantedUntil = Atomic<Int64>(.min)
 
-    package init(window: Duration = .seconds(10)) { self.window = window }
+    /// `clock`: the system's, or a test's moved by hand.
+    package init(window: Duration = .seconds(10), clock: any MonotonicClock = SystemClock()) {
+        self.window = window
+        self.clock = clock
+    }
 
     /// A JPEG is wanted now.
-    package func want() { wantedUntil.store(Self.nanoseconds(start.duration(to: .now) + window), ordering: .relaxed) }
+    package func want() { wantedUntil.store(Self.nanoseconds(clock.now + window), ordering: .relaxed) }
 
-    package var isWanted: Bool { Self.nanoseconds(start.duration(to: .now)) < wantedUntil.load(ordering: .relaxed) }
+    package var isWanted: Bool { Self.nanoseconds(clock.now) < wantedUntil.load(ordering: .relaxed) }
 
     /// Capture thread: remaps `frame` into its slot's `planes` while JPEGs are wanted; else forgets
     /// the older frame's planes the slot still holds, so that no JPEG is made from them.

@@ -52,9 +52,9 @@ struct SampleController: Sendable {
     private func events(_ request: Request) throws -> Response {
         _ = try QueryString(request.uri.query, allowed: [])
         let newest = history.newestFrame
+        let asked = try Self.lastEventID(request)
         // A frame this server has not read yet (another server's id, or one from before a restart)
         // starts from the newest, as no id does.
-        let asked: Int? = request.headers[.lastEventID].flatMap { Int($0.filter { $0 != " " }) }
         let resumeAfter: Int? = if let asked, let newest, asked <= newest { asked } else { nil }
         return try streams.response(contentType: "text/event-stream") { writer in
             var last = resumeAfter ?? newest.map { $0 - 1 } ?? -1
@@ -74,6 +74,23 @@ struct SampleController: Sendable {
                 last = readings[readings.count - 1].frame
             }
         }
+    }
+}
+
+extension SampleController {
+    /// `Last-Event-ID`: the frame number of the last event a client had (-1: none yet); nil
+    /// without the header. Anything else is 400: no event of this stream had that id.
+    static func lastEventID(_ request: Request) throws(QueryParameterError) -> Int? {
+        guard let text = request.headers[.lastEventID] else { return nil }
+        let trimmed = text.filter { $0 != " " }
+        guard let id = Int(trimmed), id >= -1 else {
+            throw QueryParameterError(
+                parameter: "Last-Event-ID",
+                reason:
+                    "Last-Event-ID must be the id of an event of this stream, a frame number (or -1 for none yet), got \(text.debugDescription)"
+            )
+        }
+        return id
     }
 }
 

@@ -1,0 +1,67 @@
+# Sourced (bash) by the VM runners (vivid-tests.sh, systemd-tests.sh): their time limits scale
+# with the guest's speed, never seconds tuned on one host. Under TCG a guest runs eyedropper tens
+# of times slower than the host, and how many tens differs several-fold between hosts (and with
+# what else runs on them).
+#
+# At boot the guest times SPEED_WORK, a piece of eyedropper's own work with what the tests' work
+# has (a fit's floating point, which TCG emulates in software, the slowest part of the guests'
+# work; the detector and the converter's SIMD): SPEED is that time over SPEED_NOMINAL, what it
+# took on the guest the budgets were written for, and at least 1 (a faster host is not held to
+# less). Budgets (`# Budget: N s` in a guest script) are seconds on that guest: N x SPEED here.
+#
+#   speed_probe EYEDROPPER OUT   prints the guest's sh to time SPEED_WORK with EYEDROPPER, export
+#                                SPEED and write "SPEED SECONDS" to OUT/speed (the host reads it)
+#   watch_vm PID PIDFILE OUT TOTAL
+#                                waits while PID (the qemu pipeline) runs; kills qemu (its pid in
+#                                PIDFILE) BOOT_LIMIT s after the start if OUT/speed has not come,
+#                                else (TOTAL + 60) x SPEED s after it came; sets SPEED and, when it
+#                                killed it, TIMED_OUT (what to say)
+
+# SPEED_WORK: the chart found and fitted with the least of the models, the test chart of
+# Tests/VM/chart-y4m.py (640x480, one frame), linear-3x3 with its leave-one-out: 0.36 s on the
+# host the budgets were written on (a 2-core AMD EPYC, with other builds beside it), 15.4 s in its
+# guest (qemu 7.2, TCG, -cpu max -smp 2), where one calibrate of 10 frames through v4l2loopback
+# took 64 s: 4 s to capture, convert and find the chart in 10 frames, 56 s to fit the three
+# models with their leave-one-out.
+SPEED_CHART=speed-chart.y4m
+SPEED_NOMINAL=15
+# A guest that has not timed its work this long after qemu started has hung in its boot.
+BOOT_LIMIT=600
+
+# speed_chart DIR: writes the chart SPEED_WORK reads into DIR (the guest's share).
+speed_chart() { python3 "$(dirname "${BASH_SOURCE[0]}")/chart-y4m.py" "$1/$SPEED_CHART" 1 >/dev/null; }
+
+speed_probe() {
+  local eyedropper=$1 out=$2
+  cat <<EOF
+up() { cut -d' ' -f1 /proc/uptime; }
+t0=\$(up)
+$eyedropper calibrate --source $out/../$SPEED_CHART --frames 1 --model linear-3x3 --out /tmp/speed-profile.json > /dev/null 2>/tmp/speed.err \\
+  || echo "[guest] the speed's work failed: \$(tail -n 2 /tmp/speed.err)"
+t1=\$(up)
+took=\$(awk -v a="\$t0" -v b="\$t1" 'BEGIN { printf "%.2f", b - a }')
+SPEED=\$(awk -v t="\$took" -v n=$SPEED_NOMINAL 'BEGIN { s = t / n; printf "%.2f", s < 1 ? 1 : s }')
+export SPEED
+echo "\$SPEED \$took" > $out/speed
+echo "[guest \$(up)s] speed: calibrate on the test chart took \$took s, \$(awk -v t="\$took" -v n=$SPEED_NOMINAL 'BEGIN { printf "%.2f", t / n }') x the nominal $SPEED_NOMINAL s: budgets times \$SPEED"
+EOF
+}
+
+watch_vm() {
+  local vm=$1 pidfile=$2 out=$3 total=$4 started=$EPOCHREALTIME deadline
+  deadline=$(awk -v b="$started" -v l="$BOOT_LIMIT" 'BEGIN { printf "%d", b + l }')
+  SPEED=""; TIMED_OUT=""
+  while kill -0 "$vm" 2>/dev/null; do
+    if [ -z "$SPEED" ] && [ -s "$out/speed" ]; then
+      SPEED=$(cut -d' ' -f1 "$out/speed")
+      deadline=$(awk -v now="$EPOCHREALTIME" -v t="$total" -v f="$SPEED" 'BEGIN { printf "%d", now + (t + 60) * f }')
+    fi
+    if [ "${EPOCHREALTIME%.*}" -ge "$deadline" ]; then
+      TIMED_OUT="$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s (speed ${SPEED:-not measured}, budget $total s)"
+      kill "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null
+      break
+    fi
+    sleep 1
+  done
+  wait "$vm" 2>/dev/null
+}
