@@ -29,13 +29,15 @@ struct Calibrate: ParsableCommand {
             four define. --picture shows where each patch was found and read.
 
             Each patch is averaged over a (2R+1)x(2R+1) window (R: a fifth of the patch spacing \
-            unless --radius) and --frames frames. A patch with more than 0.1% of its values \
-            clipped, or with a spread that says the window is not on one uniform patch, is named \
-            in a warning and left out. Then a tone curve is fitted to the six neutral patches \
-            and a correction from linear camera RGB to CIE XYZ (D50): linear-3x3, affine-3x4 or \
-            root-polynomial-2 (Finlayson 2015), refined to the least mean CIEDE2000 and, with \
-            --model auto, chosen by its error on each patch left out of its own fit \
-            (leave-one-out), never by the error on the patches fitted.
+            unless --radius) and --frames frames. A patch clipped in part (a dark camera's black, \
+            its noise cut off at 0) is read at the level its unclipped values and their spread \
+            say; one with half or more of a channel's values clipped, or with a spread that says \
+            the window is not on one uniform patch, is named in a warning and left out. Then a \
+            tone curve is fitted to the six neutral patches and a correction from linear camera \
+            RGB to CIE XYZ (D50): linear-3x3, affine-3x4 or root-polynomial-2 (Finlayson 2015), \
+            refined to the least mean CIEDE2000 and, with --model auto, chosen by its error on \
+            each patch left out of its own fit (leave-one-out), never by the error on the \
+            patches fitted.
 
             Prints per patch the reference and corrected L*a*b* and their CIEDE2000 (fitted, \
             and left out), then mean, median and max; --format json prints the same as one \

@@ -114,8 +114,9 @@ public struct Calibration: Sendable {
     /// The model chosen.
     public var model: CorrectionModel { correction.model }
 
-    /// Patches that cannot be trusted, with the reason: more than 0.1% of their channel values
-    /// clipped (the true mean lies beyond), or a spread that says the window is not on one
+    /// Patches that cannot be trusted, with the reason: half or more of a channel's values clipped
+    /// (the true level lies beyond, and no spread says how far: `CensoredLevel`; a patch clipped
+    /// less is used at the level its values say), or a spread that says the window is not on one
     /// uniform patch (a corner off the chart, glare, an edge): a largest channel standard
     /// deviation above 3 times the median patch's plus 2 levels (the median of the patches read).
     static func screen(_ readings: [PatchStatistics]) -> [Int: String] {
@@ -130,7 +131,7 @@ public struct Calibration: Sendable {
         for (index, reading) in readings.enumerated() {
             if reading.count == 0 {
                 excluded[index] = "no pixels read"
-            } else if reading.clipped * 1000 > reading.count * 3 {
+            } else if reading.clipped > 0, levels(reading) == nil {
                 excluded[index] =
                     "clipped: \(reading.clipped) of its \(reading.count * 3) channel values are 0 or 255 (lower the exposure or the light)"
             } else if spread(reading) > limit {
@@ -139,6 +140,18 @@ public struct Calibration: Sendable {
             }
         }
         return excluded
+    }
+
+    /// The patch's level in each channel, 0...255: its mean, or where its values are clipped in
+    /// part, the level their mean and spread say (`CensoredLevel`); nil when a channel has half or
+    /// more of its values clipped.
+    package static func levels(_ reading: PatchStatistics) -> SIMD3<Double>? {
+        let (mean, sd) = (reading.mean, reading.standardDeviation)
+        guard reading.clipped > 0 else { return SIMD3(mean.r, mean.g, mean.b) }
+        guard let r = CensoredLevel.level(mean: mean.r, sd: sd.r), let g = CensoredLevel.level(mean: mean.g, sd: sd.g),
+            let b = CensoredLevel.level(mean: mean.b, sd: sd.b)
+        else { return nil }
+        return SIMD3(r, g, b)
     }
 }
 
@@ -151,7 +164,8 @@ private struct FitProblem {
         let correction: ColorCorrection
     }
 
-    /// Camera values 0...1.
+    /// Camera values 0...1: each patch's level (`Calibration.levels`), its mean where it can
+    /// have none.
     let camera: [SIMD3<Double>]
     let targetLab: [CIELab]
     let targetXYZ: [CIEXYZ]
@@ -159,7 +173,7 @@ private struct FitProblem {
     init(readings: [PatchStatistics], reference: ChartReference) {
         camera = readings.map {
             let m = $0.mean
-            return SIMD3(m.r, m.g, m.b) / 255
+            return (Calibration.levels($0) ?? SIMD3(m.r, m.g, m.b)) / 255
         }
         targetLab = reference.lab
         targetXYZ = reference.lab.map { CIEXYZ($0, white: .d50) }
