@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Eyedropper", targets: ["Eyedropper"]),
         .library(name: "EyedropperCalibration", targets: ["EyedropperCalibration"]),
         .library(name: "EyedropperCapture", targets: ["EyedropperCapture"]),
+        .library(name: "EyedropperNetwork", targets: ["EyedropperNetwork"]),
         .library(name: "EyedropperJPEG", targets: ["EyedropperJPEG"]),
         .library(name: "EyedropperPipeline", targets: ["EyedropperPipeline"]),
         .library(name: "EyedropperOutputs", targets: ["EyedropperOutputs"]),
@@ -54,6 +55,15 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // Network cameras (RTSP, MJPEG over HTTP) through FFmpeg's libavformat and libavcodec, in a
+        // target of its own: conversion and V4L2 capture never see FFmpeg (capture defines the
+        // `NetworkStream` it provides), and a library user gets it only by naming it. Nothing links
+        // FFmpeg: CFFmpeg loads its libraries (dlopen) when the first network camera is opened,
+        // so `ldd eyedropper` lists 27 lines rather than 153 and a machine without FFmpeg runs every
+        // other source; its headers come from libavformat-dev, libavcodec-dev and libavutil-dev.
+        // Chosen over GStreamer by measurement (docs/performance.md, "Network cameras").
+        .target(name: "CFFmpeg"),
+        .target(name: "EyedropperNetwork", dependencies: ["Eyedropper", "EyedropperCapture", "CFFmpeg"]),
         // JPEG in one place: the remap of a frame's planes into JPEG's Y'CbCr (its C row kernels
         // beside it) and the libturbojpeg encoder that compresses them.
         .target(name: "CEyedropperJPEGKernels"),
@@ -106,7 +116,7 @@ let package = Package(
                 .embedInCode("Page/access.js"), .embedInCode("Page/calibration.js"), .embedInCode("Page/click.js"),
                 .embedInCode("Page/plot.js"), .embedInCode("Page/drift.js"), .embedInCode("Page/status.js"),
                 .embedInCode("Page/controls.js"),
-                .embedInCode("Page/chart.js"),
+                .embedInCode("Page/chart.js"), .embedInCode("Page/record.js"),
                 .embedInCode("Page/hook.js"),
             ]
         ),
@@ -117,6 +127,7 @@ let package = Package(
                 "EyedropperCalibration",
                 "EyedropperCapture",
                 "EyedropperJPEG",
+                "EyedropperNetwork",
                 "EyedropperServer",
                 "EyedropperOutputs",
                 "EyedropperPipeline",

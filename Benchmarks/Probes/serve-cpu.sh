@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The CPU and memory `eyedropper serve` takes on the 1920x1080 test pattern at 30 fps: utime +
 # stime from /proc/PID/stat over SECONDS after a 5 s warm-up, per second and per frame captured,
-# and the resident memory at the end. With "watch", one MJPEG client streams throughout.
+# and the resident memory at the end. With "watch", one MJPEG client streams throughout. SOURCE
+# (default the test pattern) is another source to serve, e.g. a network camera's rtsp:// URL.
 #
 #   Benchmarks/Probes/serve-cpu.sh .build/release/eyedropper 20          # nobody watching
 #   Benchmarks/Probes/serve-cpu.sh .build/release/eyedropper 20 watch    # one MJPEG client
+#   Benchmarks/Probes/serve-cpu.sh .build/release/eyedropper 20 "" rtsp://127.0.0.1:8554/h264-bt709-1080
 set -euo pipefail
-binary=$1 seconds=$2 watch=${3:-}
+binary=$1 seconds=$2 watch=${3:-} source=${4:-testpattern}
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$binary" serve --source testpattern --size 1920x1080 --fps 30 --listen "127.0.0.1:$port" --log-level error &
+"$binary" serve --source "$source" --size 1920x1080 --fps 30 --listen "127.0.0.1:$port" --log-level error &
 server=$! client=
 trap 'kill $server $client 2>/dev/null || true' EXIT
 sleep 2

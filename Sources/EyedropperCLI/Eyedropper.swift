@@ -2,6 +2,7 @@ import ArgumentParser
 import Eyedropper
 import EyedropperCapture
 import EyedropperJPEG
+import EyedropperNetwork
 import EyedropperOutputs
 import EyedropperServer
 import Logging
@@ -18,15 +19,18 @@ struct EyedropperCommand: AsyncParsableCommand {
         discussion: """
             Every failure is one line on stderr naming the file, device, option or value, with \
             the exit status saying what kind: 64 usage (a bad option or value), 65 a damaged input \
-            file, 66 a missing file or device, 69 an --mqtt broker or --osc peer that cannot be \
-            resolved or reached, 71 no socket to be had, 73 an output file that cannot be \
-            written, 74 a device busy, gone or silent, 77 permission denied (or credentials the \
-            broker refused). sample --target exits 1 when a \
+            file or stream (or one with no 4:2:0 frames), 66 a missing file, device or stream, 69 \
+            a network camera, --mqtt broker or --osc peer that cannot be resolved or reached (or \
+            FFmpeg, which reads network cameras, not installed), 71 \
+            no socket to be had, 73 an output file that cannot be written, 74 a device or stream \
+            busy, gone or silent, 77 permission denied (or credentials a camera or the broker \
+            refused). sample --target exits 1 when a \
             sample of the last line is off target (as cmp does).
             """,
         version: EyedropperServer.version,
         subcommands: [
-            Sample.self, Calibrate.self, Chart.self, Snapshot.self, Bench.self, Serve.self, Devices.self, Formats.self, Controls.self,
+            Sample.self, Calibrate.self, Chart.self, Snapshot.self, Record.self, Bench.self, Serve.self, Devices.self, Formats.self,
+            Controls.self,
         ],
         defaultSubcommand: Sample.self
     )
@@ -37,6 +41,7 @@ struct EyedropperCommand: AsyncParsableCommand {
     static func main() async {
         setvbuf(stdout, nil, _IOLBF, 0)
         LoggingSystem.bootstrap { _ in DiagnosticLineHandler() }
+        NetworkSource.bootstrap()
         let arguments: (arguments: [String], file: ConfigurationFile?)
         var command: any ParsableCommand
         do {

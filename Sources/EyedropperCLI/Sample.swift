@@ -17,9 +17,14 @@ struct Sample: ParsableCommand {
             Reads frames from SRC, converts each to RGB with the matrix and range the source \
             reports (or --matrix / --range) and prints the colour at every --at point, for every \
             frame (or every Nth), until --frames or Ctrl-C. SRC is a capture device (/dev/videoN), \
-            a .y4m file (YUV4MPEG2, 8-bit 4:2:0) or 'testpattern' (75% colour bars, a grey ramp \
-            and a hue sweep). Default: the first capture device, or the test pattern when there \
-            is none.
+            a network camera (rtsp://..., or http://... serving MJPEG; --reconnect waits for one \
+            that stops), a .y4m file (YUV4MPEG2, 8-bit 4:2:0), - for YUV4MPEG2 on standard input \
+            (ffmpeg -i INPUT -pix_fmt yuv420p -f yuv4mpegpipe - | eyedropper sample --source -) \
+            or 'testpattern' (75% colour bars, a grey ramp and a hue sweep). Default: the first \
+            capture device, or the test pattern when there is none. A .y4m says its range with \
+            XCOLORRANGE (as ffmpeg writes it) and its matrix with XEYEDROPPER_MATRIX (as \
+            eyedropper writes it); where it does not, the range is taken as limited and the matrix \
+            from the height (BT.709 from 720 lines), said once on stderr: give --matrix/--range.
 
             --format json prints one object per frame and line: \
             {"frame":0,"timestamp":0.0,"matrix":"bt709","range":"limited","samples":[{"x":0.5,"y":0.5,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":[191.00,0.00,192.00],"sd":[0.00,0.00,0.00],"n":1,"clipped":1}]} \
@@ -96,10 +101,17 @@ struct Sample: ParsableCommand {
     @Option(help: "json (one object per frame), csv (a header, then a row per point) or text (for people).")
     var format: SampleFormat = .json
 
+    @Option(
+        help: ArgumentHelp(
+            "Also record every frame read to FILE.y4m, as `eyedropper record` does: sample --source FILE.y4m prints these lines again.",
+            valueName: "FILE.y4m"))
+    var record: String?
+
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
         if let every, every < 1 { throw ValidationError("--every must be at least 1, got \(every)") }
         if let average, average < 1 { throw ValidationError("--average must be at least 1, got \(average)") }
+        if let record, !record.hasSuffix(".y4m") { throw ValidationError("--record \(record): give a path ending in .y4m") }
         if average != nil, every != nil {
             throw ValidationError(
                 "--average and --every cannot be used together: choose one (--average N prints blocks of N frames, --every N every Nth frame alone)"
@@ -124,7 +136,7 @@ struct Sample: ParsableCommand {
         defer { sinks?.close() }
         var pipeline = FramePipeline(
             points: points, radius: sampling.radius, profile: calibrated?.profile, target: calibrated?.target,
-            reference: calibrated?.reference, palette: palette, average: average, driverClock: configuration.source.isCamera,
+            reference: calibrated?.reference, palette: palette, average: average, driverClock: configuration.source.isLive,
             profileStamp: calibration.profile.map { ProfileStamp(path: $0, generation: 0) })
         var lines = SampleLines(
             format: format, block: average != nil, swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated != nil,
@@ -145,7 +157,7 @@ struct Sample: ParsableCommand {
         let every = every ?? 1
         var frameIndex = 0
         do {
-            try input.forEachFrame(configuration, limit: limit, done: "read") { frame, timestamp in
+            try input.forEachFrame(configuration, limit: limit, done: "read", record: record) { frame, timestamp in
                 defer { frameIndex += 1 }
                 guard frameIndex % every == 0 else { return }
                 // Said even when sampling the frame fails.

@@ -9,7 +9,7 @@ struct SourceOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "/dev/videoN, a .y4m file or 'testpattern' (default: the first camera, else the test pattern).",
+            "/dev/videoN; rtsp://... or http://... (a network camera: RTSP, or MJPEG over HTTP); a .y4m file; - (YUV4MPEG2 on standard input, e.g. piped from ffmpeg -f yuv4mpegpipe); or 'testpattern' (default: the first camera, else the test pattern).",
             valueName: "SRC"))
     var source: String?
 
@@ -31,13 +31,18 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Frames to drop first (default: 5 for a camera, settling its exposure; 0 otherwise).")
     var skip: Int?
 
-    @Flag(help: "When the camera is unplugged, wait for it to come back instead of stopping.")
+    @Flag(
+        help:
+            "When the camera is unplugged, or a network camera's stream stops, wait for it to come back instead of stopping.")
     var reconnect = false
 
-    @Option(help: "YCbCr matrix: auto (what the source reports), bt601, bt709 or bt2020.")
+    @Option(
+        help:
+            "YCbCr matrix: auto (what the source reports: a camera's driver, a stream's own, a .y4m's XEYEDROPPER_MATRIX tag, else guessed from the height and said), bt601, bt709 or bt2020."
+    )
     var matrix: MatrixChoice = .auto
 
-    @Option(help: "Code range: auto (what the source reports), full or limited.")
+    @Option(help: "Code range: auto (what the source reports; a .y4m's XCOLORRANGE tag, else limited, said), full or limited.")
     var range: RangeChoice = .auto
 
     @Option(
@@ -69,7 +74,9 @@ struct SourceOptions: ParsableArguments {
             do { _ = try ControlSetting.parseList(text) } catch { throw ValidationError(error.description) }
         }
         if let source, SourceName(source) == nil {
-            throw ValidationError("--source \(source): give a capture device (/dev/videoN), a .y4m file or 'testpattern'")
+            throw ValidationError(
+                "--source \(source): give a capture device (/dev/videoN), a network camera (rtsp://HOST/PATH, or http://HOST/PATH for MJPEG), a .y4m file, - for YUV4MPEG2 on standard input, or 'testpattern'"
+            )
         }
     }
 
@@ -107,23 +114,45 @@ struct SourceOptions: ParsableArguments {
     }
 
     /// Lends each frame of `configuration`'s source (with the colorimetry to convert it with) and
-    /// its timestamp to `body`, `limit` frames or until the source ends: a file at its end, a
-    /// camera never, the test pattern after one frame unless `limit` says more. Ctrl-C ends the
-    /// stream after the current frame. A camera's closing count names what happened to frames as
-    /// `done`.
+    /// its timestamp to `body`, `limit` frames or until the source ends: a file or a pipe at its
+    /// end, a camera never, the test pattern after one frame unless `limit` says more. Ctrl-C ends
+    /// the stream after the current frame. A camera's closing count names what happened to frames
+    /// as `done`. `record`: a `.y4m` each frame is written to as it was lent, before `body`, with
+    /// its colorimetry, timestamp and the camera's controls (`Recording`), finished whatever ends
+    /// the stream. `until`: true for the timestamp of the first frame not to read (`record
+    /// --seconds`).
     func forEachFrame(
-        _ configuration: FrameSource.Configuration, limit: Int?, done: String,
-        _ body: (borrowing PlanarFrame, Double) throws -> Void
+        _ configuration: FrameSource.Configuration, limit: Int?, done: String, record: String? = nil,
+        until: ((Double) -> Bool)? = nil, _ body: (borrowing PlanarFrame, Double) throws -> Void
     ) throws {
         Interrupt.install()
         let logger = diagnostics.logger
         let source = try FrameSource(configuration, logger: logger, isStopped: { Interrupt.requested })
         let limit = limit ?? (configuration.source == .testPattern ? 1 : .max)
-        var count = 0
-        while count < limit, !Interrupt.requested, try source.next(body) { count += 1 }
-        if case let .camera(device) = configuration.source {
+        let recording = record.map { Recording(path: $0, source: source) }
+        var (count, ended) = (0, false)
+        do {
+            while count < limit, !Interrupt.requested, !ended,
+                try source.next({ frame, timestamp in
+                    if until?(timestamp) == true {
+                        ended = true
+                        return
+                    }
+                    try recording?.write(frame, timestamp: timestamp)
+                    try body(frame, timestamp)
+                })
+            {
+                if !ended { count += 1 }
+            }
+        } catch {
+            // What was recorded up to the failure is kept: it may be what shows it.
+            try? recording?.finish(logger: logger)
+            throw error
+        }
+        try recording?.finish(logger: logger)
+        if configuration.source.isLive {
             logger.info(
-                "\(device): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)"
+                "\(configuration.source): \(count) frames \(done), \(source.framesDropped) dropped (slower than the camera), \(source.framesDamaged) damaged (flagged by the driver)"
             )
         }
     }

@@ -1,9 +1,19 @@
 import Eyedropper
 import SystemPackage
 
-/// Why a capture device cannot be used, naming the device and what to do.
+/// Why a capture device or a network camera cannot be used, naming it and what to do.
 public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
+        /// A network camera's address that answers nothing (refused, no route, no such host,
+        /// no answer in time): what the library said.
+        case unreachable(String)
+        /// A network camera's stream that stopped or broke: its camera, or its server, is gone.
+        case streamLost(String)
+        /// A network camera's stream that cannot become 4:2:0 frames (its codec or chroma).
+        case unsupportedStream(String)
+        /// The libraries that decode network cameras are not installed: what the dynamic linker
+        /// said, and the packages that install them.
+        case decoderMissing(String)
         case notFound
         case permissionDenied
         case notCaptureDevice
@@ -51,8 +61,12 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(device: device, SystemCallError(operation: operation, errno: errno))
     }
 
+    /// Whether `device` is a network camera's URL rather than a device node.
+    var isNetwork: Bool { device.contains("://") }
+
     public var description: String {
-        switch kind {
+        if isNetwork { return networkDescription }
+        return switch kind {
         case .notFound:
             "\(device): no such device: is the camera plugged in? `eyedropper devices` lists the ones there are"
         case .permissionDenied:
@@ -73,6 +87,39 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): the driver's format does not describe a whole frame: \(detail)"
         case let .failed(failure):
             "\(device): \(failure)"  // `<operation> failed: <strerror text>`
+        case let .unreachable(detail):
+            "\(device): cannot be reached (\(detail)): is the camera on, and are its address, port and path right?"
+        case let .streamLost(detail):
+            "\(device): the stream stopped (\(detail))"
+        case let .unsupportedStream(detail), let .decoderMissing(detail):
+            "\(device): \(detail)"
+        }
+    }
+
+    /// A network camera's errors, in terms of addresses and streams rather than devices.
+    private var networkDescription: String {
+        return switch kind {
+        case .notFound:
+            "\(device): no such stream on the server (404): check the path, e.g. rtsp://HOST:554/stream1 as the camera's manual gives it"
+        case .permissionDenied:
+            "\(device): the camera refused the credentials (401): give them in the URL, e.g. rtsp://USER:PASSWORD@HOST/..."
+        case let .unreachable(detail):
+            "\(device): cannot be reached (\(detail)): is the camera on, and are its address, port and path right?"
+        case let .streamLost(detail):
+            "\(device): the stream stopped (\(detail)): the camera or its server went away"
+        case let .timeout(milliseconds):
+            "\(device): no frame within \(milliseconds) ms: the stream stalled (network, or the camera)"
+        case let .unsupportedStream(detail), let .noAcceptableFormat(detail), let .unusableFormat(detail),
+            let .decoderMissing(detail):
+            "\(device): \(detail)"
+        case .busy:
+            "\(device): the server is busy (too many clients?): try again later"
+        case .disconnected:
+            "\(device): the stream stopped: the camera or its server went away"
+        case .notCaptureDevice:
+            "\(device): not a video stream"
+        case let .failed(failure):
+            "\(device): \(failure)"
         }
     }
 }
@@ -88,13 +135,17 @@ func onDevice<R>(_ device: String, _ operation: String, _ body: () throws(Errno)
 }
 
 extension CaptureError: ExitStatusError {
-    /// 66 for a device that is missing, not a camera or offering nothing usable, 77 for
-    /// permissions, 74 for busy, gone, silent or failing.
+    /// 66 for a device or stream that is missing, not a camera or offering nothing usable, 77
+    /// for permissions, 74 for busy, gone, silent or failing, 69 for a network camera that
+    /// cannot be reached or whose decoder (FFmpeg) is not installed, 65 for a stream that cannot
+    /// become 4:2:0 frames.
     public var exitStatus: Int32 {
         switch kind {
         case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
         case .permissionDenied: 77
-        case .busy, .disconnected, .timeout, .unconverted, .unusableFormat, .failed: 74
+        case .busy, .disconnected, .timeout, .unusableFormat, .failed, .streamLost, .unconverted: 74
+        case .unreachable, .decoderMissing: 69
+        case .unsupportedStream: 65
         }
     }
 }

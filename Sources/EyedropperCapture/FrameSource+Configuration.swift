@@ -6,13 +6,25 @@ public enum SourceName: Hashable, Sendable, CustomStringConvertible {
     case testPattern
     /// A YUV4MPEG2 file (a path ending in `.y4m`).
     case file(String)
+    /// `-`: a YUV4MPEG2 stream on standard input (a pipe from ffmpeg, say).
+    case standardInput
     /// A V4L2 capture device (a path under `/dev/`).
     case camera(String)
+    /// A network camera: `rtsp://`, `rtsps://`, or MJPEG over `http://` or `https://`.
+    case network(String)
 
-    /// `testpattern`, a path under `/dev/` or a path ending in `.y4m`; nil for anything else.
+    /// The URL schemes of network cameras.
+    public static let networkSchemes = ["rtsp://", "rtsps://", "http://", "https://"]
+
+    /// `testpattern`, `-`, a URL of a network camera, a path under `/dev/` or a path ending in
+    /// `.y4m`; nil for anything else.
     public init?(_ text: String) {
         if text == "testpattern" {
             self = .testPattern
+        } else if text == "-" {
+            self = .standardInput
+        } else if Self.networkSchemes.contains(where: { text.lowercased().hasPrefix($0) }) {
+            self = .network(text)
         } else if text.hasPrefix("/dev/") {
             self = .camera(text)
         } else if text.hasSuffix(".y4m") {
@@ -27,12 +39,23 @@ public enum SourceName: Hashable, Sendable, CustomStringConvertible {
         CaptureDevices.list().first.map { .camera($0.path) } ?? .testPattern
     }
 
+    /// A V4L2 device: one with controls, and a driver's clock.
     public var isCamera: Bool { if case .camera = self { true } else { false } }
+
+    /// A V4L2 device or a network camera: a source that can go away and come back, and whose
+    /// timestamps are the monotonic clock.
+    public var isLive: Bool {
+        switch self {
+        case .camera, .network: true
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
         case .testPattern: "testpattern"
-        case let .file(path), let .camera(path): path
+        case .standardInput: "-"
+        case let .file(path), let .camera(path), let .network(path): path
         }
     }
 }
@@ -55,8 +78,9 @@ extension FrameSource {
             /// Never: the failure ends the source with its error.
             case never
             /// Once it has been open, a camera unplugged (or gone, or still busy as it comes back)
-            /// is waited for; a camera that cannot be opened at first is an error (`--reconnect`
-            /// of the commands that read frames).
+            /// is waited for, and so is a network camera whose stream stopped or whose server
+            /// cannot be reached as it comes back; a camera that cannot be opened at first is an
+            /// error (`--reconnect` of the commands that read frames).
             case afterUnplug
             /// Every failure is waited out, from the first open on: a service starts before its
             /// camera is plugged in, and keeps trying whatever stops it (`serve --reconnect`).
@@ -65,7 +89,13 @@ extension FrameSource {
             func waitsOut(_ error: CaptureError, afterOpening opened: Bool) -> Bool {
                 switch self {
                 case .never: false
-                case .afterUnplug: opened && [.notFound, .disconnected, .busy].contains(error.kind)
+                case .afterUnplug:
+                    switch error.kind {
+                    case .notFound, .disconnected, .busy, .streamLost, .unreachable: opened
+                    // A network camera that stalls is a stream lost; a V4L2 one that does is an error.
+                    case .timeout: opened && error.isNetwork
+                    default: false
+                    }
                 case .always: true
                 }
             }
@@ -83,6 +113,8 @@ extension FrameSource {
         public var pixelFormat: String?
         /// Frames dropped at the start; default 5 for a camera (its exposure settles), else 0.
         public var skip: Int?
+        /// How long a network camera may take to answer, and to send each frame.
+        public var networkTimeoutMilliseconds = 5000
         public var reconnect = ReconnectPolicy.never
         /// Overrides of the matrix and range the source reports.
         public var matrix: YCbCrMatrix?

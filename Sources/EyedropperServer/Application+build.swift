@@ -23,6 +23,8 @@ struct ServerParts: Sendable {
     /// Whether anyone watches as JPEG: the capture remaps each frame's planes for the encoders only
     /// then.
     let jpegDemand = JPEGDemand()
+    /// Whoever records the camera's frames: the capture copies them only then.
+    let recordings = RecordingTap()
     /// The settings in use (profile, target, white reference, palette, token, TLS) and their
     /// generation: the start's, replaced by a reload or the page.
     let settings: LiveSettings
@@ -77,7 +79,7 @@ struct ServerParts: Sendable {
         serviceStatus = describe
         capture = CaptureLoop(
             configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, controls: controls,
-            settings: settings, history: history, outputs: outputs, notifier: notifier,
+            settings: settings, history: history, outputs: outputs, recordings: recordings, notifier: notifier,
             outcome: { [notifier] in notifier.reached(listening: false, status: describe()) }, logger: logger)
         // Home Assistant's sensors follow the settings: a profile, target, reference or palette
         // applied or taken away since is announced again.
@@ -124,6 +126,7 @@ func buildRouter(_ configuration: ServeConfiguration, parts: ServerParts) -> Rou
     SampleController(configuration: configuration, frames: parts.frames, history: parts.history, streams: parts.streams)
         .addRoutes(to: api)
     FrameController(frames: parts.frames, jpeg: parts.jpeg, streams: parts.streams).addRoutes(to: api)
+    RecordingController(tap: parts.recordings, streams: parts.streams).addRoutes(to: api)
     ChartController(frames: parts.frames, work: parts.work).addRoutes(to: api)
     CalibrationController(configuration: configuration, settings: parts.settings, frames: parts.frames, work: parts.work)
         .addRoutes(to: api)

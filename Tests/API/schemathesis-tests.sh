@@ -58,8 +58,8 @@ schemathesis() {
 token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s\n' "$token" >"$out/token"
 serve_options=(--token-file "$out/token")
-streams=(--include-path /api/v1/samples --include-path /api/v1/stream.mjpg)
-not_streams=(--exclude-path /api/v1/samples --exclude-path /api/v1/stream.mjpg)
+streams=(--include-path /api/v1/samples --include-path /api/v1/stream.mjpg --include-path /api/v1/recording.y4m)
+not_streams=(--exclude-path /api/v1/samples --exclude-path /api/v1/stream.mjpg --exclude-path /api/v1/recording.y4m)
 # The chart the browser tests calibrate, and its profile: the first server keeps it in its profile
 # directory as profile.json, the name the document's example applies.
 eval "$(python3 -B Tests/Browser/calibrated_page.py chart "$out")"

@@ -44,7 +44,7 @@ import Testing
         let scratch = try ScratchDirectory()
         let path = scratch.file("short.y4m")
         try ScratchDirectory.write(y4mBytes(header: "YUV4MPEG2 W4 H2 F25:1 C420jpeg\n", frames: [tinyFrame(40)]), to: path)
-        let result = try runEyedropper(["bench", "--source", path])
+        let result = try runEyedropper(["bench", "--source", path, "--matrix", "bt601", "--range", "limited"])
         #expect(result.status == 65)
         #expect(
             result.stderr

@@ -126,7 +126,12 @@ import Testing
     @Test func cornersThatAreNotAChartAreAUsageError() throws {
         var swapped = cornerArguments
         swapped.swapAt(3, 5)  // bluish green and black: a bow tie
-        let result = try runEyedropper(["calibrate", "--source", scratch.file("chart.y4m"), "--out", scratch.file("p.json")] + swapped)
+        let result = try runEyedropper(
+            [
+                "calibrate", "--source", scratch.file("chart.y4m"), "--matrix", "bt601", "--range", "limited", "--out",
+                scratch.file("p.json"),
+            ]
+                + swapped)
         #expect(result.status == 64)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not a convex quadrilateral"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("p.json")))

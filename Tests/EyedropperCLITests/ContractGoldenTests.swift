@@ -114,6 +114,12 @@ import Testing
             Case(
                 name: "bench-json", arguments: ["bench", "--source", "testpattern", "--size", "64x32", "--frames", "3", "--format", "json"]),
             Case(name: "bench-short-file", arguments: ["bench", "--source", fixed, "--frames", "3"]),
+            // Recording: what it says, and the file read back (the same lines as sample-fixed-json,
+            // told the matrix now by the file's own tag).
+            Case(name: "record-fixed", arguments: ["record", "--source", fixed, "--out", "$SCRATCH/rec.y4m"]),
+            Case(
+                name: "sample-record-fixed",
+                arguments: ["sample", "--source", fixed, "--record", "$SCRATCH/rec.y4m", "--frames", "2", "--at", "0.1,0.1"]),
             Case(
                 name: "calibrate-json",
                 arguments: [
@@ -141,7 +147,7 @@ import Testing
             // Help, for each subcommand: what a user reads first.
             Case(name: "help", arguments: ["--help"]),
         ]
-        + ["sample", "calibrate", "chart", "snapshot", "bench", "serve", "devices", "formats", "controls"].map {
+        + ["sample", "calibrate", "chart", "snapshot", "record", "bench", "serve", "devices", "formats", "controls"].map {
             Case(name: "help-\($0)", arguments: [$0, "--help"])
         } + [
             // Errors: one per kind of exit status the command line gives without a camera or network.
@@ -166,6 +172,10 @@ import Testing
             Case(name: "error-bad-palette", arguments: ["sample", "--palette", "$SCRATCH/bad-palette.csv"]),
             Case(name: "error-max-delta-e-without-palette", arguments: ["sample", "--max-delta-e", "3"]),
             Case(name: "error-missing-device", arguments: ["sample", "--source", "/dev/eyedropper-no-such-camera"]),
+            // Port 1 (tcpmux) listens on no machine this runs on: refused at once.
+            Case(name: "error-unreachable-camera", arguments: ["sample", "--source", "rtsp://127.0.0.1:1/stream"]),
+            Case(name: "error-bad-source", arguments: ["sample", "--source", "camera.mp4"]),
+            Case(name: "error-record-not-y4m", arguments: ["record", "--out", "$SCRATCH/clip.mp4"]),
             Case(name: "error-serve-bad-listen", arguments: ["serve", "--listen", "127.0.0.1:70000"]),
             Case(name: "error-serve-open-without-token", arguments: ["serve", "--listen", "0.0.0.0:0"]),
             Case(name: "error-serve-missing-token-file", arguments: ["serve", "--token-file", "$SCRATCH/none.token"]),

@@ -114,11 +114,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    /// A damaged file is a data error (65) naming the file and the frame.
+    /// A damaged file is a data error (65) naming the file and the frame, in one line (its tags
+    /// say its colorimetry, so nothing else is said).
     @Test func damagedFileExits65NamingFileAndFrame() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.file("cut.y4m")
-        try ScratchDirectory.write(Array("YUV4MPEG2 W4 H2 F25:1 C420jpeg\nFRAME\n\u{10}\u{10}".utf8), to: path)
+        try ScratchDirectory.write(
+            Array("YUV4MPEG2 W4 H2 F25:1 C420jpeg XCOLORRANGE=LIMITED XEYEDROPPER_MATRIX=BT601\nFRAME\n\u{10}\u{10}".utf8), to: path)
         let result = try runEyedropper(["sample", "--source", path])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("eyedropper: \(path): frame 0: "))

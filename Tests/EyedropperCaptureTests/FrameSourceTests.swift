@@ -169,3 +169,80 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
             ])
     }
 }
+
+/// A network stream whose frames are 4x2 of a seed, that fails when told, for the reconnect path.
+private final class ScriptedStream: NetworkStream {
+    let stream = "4x2 test (scripted)"
+    private let buffer: FrameBuffer
+    private let script: ScriptedNetwork
+    init(_ script: ScriptedNetwork) throws {
+        self.script = script
+        buffer = try FrameBuffer(layout: .i420, width: 4, height: 2, colorimetry: .bt709Limited)
+    }
+
+    func withNextFrame(_ body: (borrowing PlanarFrame, Double) throws -> Void) throws {
+        guard let seed = script.next() else {
+            throw CaptureError(device: "rtsp://camera/scripted", kind: .streamLost("the server ended it"))
+        }
+        buffer.set(x: 0, y: 0, to: YCbCr8(y: seed, cb: 128, cr: 128))
+        try buffer.withFrame { try body($0, Double(seed)) }
+    }
+}
+
+/// What the scripted camera does: frames (a seed each) and failures (nil), and opens refused.
+private final class ScriptedNetwork: @unchecked Sendable {
+    private let state: Mutex<(steps: [UInt8?], refusals: Int, opens: Int)>
+    init(steps: [UInt8?], refusals: Int) { state = Mutex((steps, refusals, 0)) }
+    var opens: Int { state.withLock { $0.opens } }
+    func open() throws -> any NetworkStream {
+        try state.withLock { state in
+            state.opens += 1
+            if state.refusals > 0, state.opens > 1 {
+                state.refusals -= 1
+                throw CaptureError(device: "rtsp://camera/scripted", kind: .unreachable("Connection refused"))
+            }
+        }
+        return try ScriptedStream(self)
+    }
+    /// The next frame's seed; nil: the stream stops here (and past the script's end).
+    func next() -> UInt8? { state.withLock { $0.steps.isEmpty ? nil : $0.steps.removeFirst() } }
+}
+
+@Suite(.serialized) struct NetworkSourceTests {
+    /// With --reconnect, a network camera whose stream stops is opened again, through refusals
+    /// while its server is down; the outage is said once, and its end; the frames go on where
+    /// they were. Without, the stop ends the source with its error. Catches a lost stream that
+    /// ends the run with --reconnect, an outage said at every try, refusals after the first open
+    /// taken as fatal.
+    @Test func streamLostIsWaitedOutWithReconnect() throws {
+        let script = ScriptedNetwork(steps: [10, 20, nil, 30, 40], refusals: 2)
+        NetworkStreams.bootstrap { _, _, _ in try script.open() }
+        let log = LogRecorder()
+        var configuration = FrameSource.Configuration(source: .network("rtsp://camera/scripted"))
+        configuration.reconnect = .afterUnplug
+        var outages: [String] = []
+        let source = try FrameSource(configuration, logger: log.logger, onOutage: { outages.append("\($0)") })
+        let frames = try read(source, 4)
+        #expect(frames.map(\.first) == [10, 20, 30, 40])
+        #expect(script.opens == 4)  // the first, two refused while down, the one that came back
+        #expect(outages == ["rtsp://camera/scripted: the stream stopped (the server ended it): the camera or its server went away"])
+        #expect(log.recorded.filter { $0.contains("waiting for it to come back") }.count == 1)
+        #expect(log.recorded.contains("info: rtsp://camera/scripted: back"))
+
+        let once = ScriptedNetwork(steps: [10, nil], refusals: 0)
+        NetworkStreams.bootstrap { _, _, _ in try once.open() }
+        let unwaited = try FrameSource(FrameSource.Configuration(source: .network("rtsp://camera/scripted")), logger: log.logger)
+        #expect(try read(unwaited, 1).map(\.first) == [10])
+        let error = try #require(throws: CaptureError.self) { try unwaited.next { _, _ in } }
+        #expect(error.kind == .streamLost("the server ended it") && error.exitStatus == 74)
+    }
+
+    /// Network sources are named by their scheme; `-` is standard input.
+    @Test func networkAndPipeSourceNames() {
+        #expect(SourceName("rtsp://10.0.0.5:554/stream1") == .network("rtsp://10.0.0.5:554/stream1"))
+        #expect(SourceName("HTTP://cam.local/video.mjpg") == .network("HTTP://cam.local/video.mjpg"))
+        #expect(SourceName("-") == .standardInput && SourceName.standardInput.description == "-")
+        #expect(SourceName("ftp://x/y.y4m") == .file("ftp://x/y.y4m"))
+        #expect(SourceName.network("rtsp://x").isLive && !SourceName.network("rtsp://x").isCamera && !SourceName.standardInput.isLive)
+    }
+}

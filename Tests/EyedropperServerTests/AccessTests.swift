@@ -25,6 +25,7 @@ import Testing
         ("/api/v1/profile", "/api/v1/profile", [.put: .conflict]),
         ("/api/v1/frame.jpg", "/api/v1/frame.jpg", [.get: .ok]),
         ("/api/v1/stream.mjpg", "/api/v1/stream.mjpg", [.get: .ok]),
+        ("/api/v1/recording.y4m", "/api/v1/recording.y4m?frames=1", [.get: .ok]),
         // The test pattern is not a camera: setting or locking its controls is 409.
         ("/api/v1/controls", "/api/v1/controls", [.get: .ok, .put: .conflict]),
         ("/api/v1/controls/lock", "/api/v1/controls/lock", [.post: .conflict]),

@@ -114,7 +114,9 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
             path: path, width: 33, height: 17, colorimetry: .bt601Full,
             frameRate: Y4MFrameRate(numerator: 30000, denominator: 1001))
         try writer.finish()
-        #expect(try ScratchDirectory.read(path) == Array("YUV4MPEG2 W33 H17 F30000:1001 Ip A1:1 C420jpeg XCOLORRANGE=FULL\n".utf8))
+        #expect(
+            try ScratchDirectory.read(path)
+                == Array("YUV4MPEG2 W33 H17 F30000:1001 Ip A1:1 C420jpeg XCOLORRANGE=FULL XEYEDROPPER_MATRIX=BT601\n".utf8))
         let reader = try Y4MReader(path: path)
         #expect(reader.colorimetry == .bt601Full)
         #expect(try reader.readFrame { _ in } == .endOfStream)
@@ -307,5 +309,83 @@ private func contents(of buffer: FrameBuffer) -> [UInt8] {
         let directory = try ScratchDirectory()
         let error = try #require(throws: Y4MError.self) { try Y4MReader(path: directory.path) }
         #expect(error.description.hasPrefix("\(directory.path): cannot read: it is a directory"))
+    }
+}
+
+/// Eyedropper's own tags: the matrix, a recording's controls, each frame's time.
+@Suite struct Y4MTagTests {
+    private func reader(_ header: String, _ frames: [String] = []) throws -> Y4MReader {
+        let directory = try ScratchDirectory()
+        let path = directory.file("tags.y4m")
+        try ScratchDirectory.write(Array("YUV4MPEG2 \(header)\n".utf8) + frames.flatMap { Array("\($0)\n".utf8) + tinyFrame(9) }, to: path)
+        return try Y4MReader(path: path)
+    }
+
+    /// The tag says the matrix whatever the height; what is not said is assumed and named.
+    /// Catches the height winning over the tag, a tag read case-sensitively, and an assumption
+    /// said for what the header did say.
+    @Test(arguments: [
+        ("W4 H480 XEYEDROPPER_MATRIX=BT709", Colorimetry.bt709Limited, "no XCOLORRANGE tag: limited range assumed"),
+        ("W4 H1080 XEYEDROPPER_MATRIX=BT601 XCOLORRANGE=FULL", .bt601Full, nil),
+        ("W4 H2 XEYEDROPPER_MATRIX=bt2020 XCOLORRANGE=LIMITED", Colorimetry(matrix: .bt2020, range: .limited), nil),
+        ("W4 H720 XCOLORRANGE=LIMITED", .bt709Limited, "no XEYEDROPPER_MATRIX tag: matrix bt709 assumed from the height (720 lines)"),
+    ])
+    func matrixTagWinsOverTheHeight(fields: String, expected: Colorimetry, assumption: String?) throws {
+        let header = try reader(fields).header
+        #expect(header.colorimetry == expected)
+        #expect(header.assumption == assumption)
+    }
+
+    @Test func damagedTagsAreRefusedNamingThem() throws {
+        let matrix = try #require(throws: Y4MError.self) { try reader("W4 H2 XEYEDROPPER_MATRIX=SMPTE240M") }
+        #expect(matrix.description.hasSuffix("header: 'XEYEDROPPER_MATRIX=SMPTE240M' is not XEYEDROPPER_MATRIX=BT601, BT709 or BT2020"))
+        let controls = try #require(throws: Y4MError.self) { try reader("W4 H2 XEYEDROPPER_CONTROLS=brightness:128,contrast") }
+        #expect(controls.description.hasSuffix("'contrast' is not name:value, e.g. brightness:128"))
+        let time = try reader("W4 H2", ["FRAME XEYEDROPPER_TIME=12.5s"])
+        let error = try #require(throws: Y4MError.self) { try time.readFrame { _ in } }
+        #expect(error.frame == 0 && error.description.contains("XEYEDROPPER_TIME= is not a number of seconds"))
+    }
+
+    /// Each frame's time is its own: read exactly (the shortest text that is the Double), nil
+    /// where a frame has none, among other parameters. Catches a time kept from the frame before,
+    /// a parameter after it taken for it, and rounding on the way.
+    @Test func frameTimesAreReadExactly() throws {
+        let reader = try reader(
+            "W4 H2 F25:1",
+            ["FRAME XEYEDROPPER_TIME=0.30000000000000004", "FRAME", "FRAME Ip XEYEDROPPER_TIME=1764100123.4901234 XOTHER=1"])
+        var times: [Double?] = []
+        while try reader.readFrame({ _ in }) == .frame { times.append(reader.frameTime) }
+        #expect(times == [0.1 + 0.2, nil, 1764100123.4901234])
+    }
+
+    /// A lent frame of any layout and stride is written as I420 with its time, and the header
+    /// keeps the controls; the frame line stays under ffmpeg's 80 bytes for any Double. Catches
+    /// NV12 chroma written interleaved, stride padding written, controls lost or unsorted.
+    @Test func writerKeepsPlanesTimeAndControls() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.file("recorded.y4m")
+        // 4x2 NV12 with a luma stride of 6: Y rows then one CbCr row, padding 0xEE.
+        let bytes: [UInt8] = [1, 2, 3, 4, 0xEE, 0xEE, 5, 6, 7, 8, 0xEE, 0xEE, 100, 200, 101, 201, 0xEE, 0xEE]
+        let writer = try Y4MWriter(
+            path: path, width: 4, height: 2, colorimetry: .bt709Full, controls: ["contrast": 32, "brightness": -5])
+        let time = -Double.greatestFiniteMagnitude
+        try bytes.withUnsafeBytes { raw in
+            let frame = try PlanarFrame(layout: .nv12, width: 4, height: 2, colorimetry: .bt709Full, packedIn: raw, lumaStride: 6)
+            try writer.write(frame, time: time)
+        }
+        try writer.finish()
+        let written = try ScratchDirectory.read(path)
+        let lines = String(decoding: written.prefix(200), as: UTF8.self).split(separator: "\n")
+        #expect(
+            lines[0]
+                == "YUV4MPEG2 W4 H2 F30:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL XEYEDROPPER_MATRIX=BT709 XEYEDROPPER_CONTROLS=brightness:-5,contrast:32"
+        )
+        #expect(lines[1].count + 1 <= 80, "\(lines[1])")
+        let reader = try Y4MReader(path: path)
+        var planes: [UInt8] = []
+        #expect(try reader.readFrame { planes = i420Bytes(of: $0) } == .frame)
+        #expect(planes == [1, 2, 3, 4, 5, 6, 7, 8, 100, 101, 200, 201])
+        #expect(reader.frameTime == time && reader.header.controls == ["brightness": -5, "contrast": 32])
+        #expect(reader.colorimetry == .bt709Full && reader.header.assumption == nil)
     }
 }

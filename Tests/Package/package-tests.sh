@@ -124,6 +124,18 @@ if [ ${#missing[@]} -eq 0 ] && ! grep -qi swift <<<"$depends"; then
 else
   fail "Depends" "missing ${missing[*]:-nothing} in: $depends"
 fi
+# FFmpeg's libraries are loaded when a network camera is opened, not linked: Recommends, so that
+# a machine without them installs the package and reads every other source.
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "    Recommends: $recommends"
+names() { tr ',|' '\n\n' <<<"$1" | awk '{ print $1 }'; }
+if grep -q '^libav' <<<"$(names "$depends")"; then
+  fail "FFmpeg in Recommends" "Depends names FFmpeg's libraries (linked again?): $depends"
+elif [ "$(names "$recommends" | grep -cE '^lib(avformat|avcodec|avutil)[0-9]+$')" -ne 3 ]; then
+  fail "FFmpeg in Recommends" "Recommends does not name libavformat, libavcodec and libavutil: '$recommends'"
+else
+  pass "FFmpeg's libraries are Recommends ($recommends), not Depends"
+fi
 
 # --- The binary runs without the Swift toolchain.
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")

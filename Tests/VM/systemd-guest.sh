@@ -79,6 +79,18 @@ done
 if [ -n "$programs" ] && [ -z "$missing" ]; then pass "a: the unit's programs come from the package, its Depends or essential packages:$programs"
 else fail "a: the unit's programs" "not from eyedropper, its Depends (${depends# }) or an essential package:${missing:- no unit}"; fi
 
+# FFmpeg's libraries are recommended, not depended on, and this guest has none: the package
+# installs, and a network camera says which packages it needs, exit 69 (EX_UNAVAILABLE), where
+# a binary that linked FFmpeg would not start at all.
+if ls /usr/lib/x86_64-linux-gnu/libavformat.so.* > /dev/null 2>&1; then
+  fail "a: a network camera without FFmpeg" "the guest has FFmpeg's libavformat: $(ls /usr/lib/x86_64-linux-gnu/libavformat.so.*)"
+else
+  said=$(eyedropper sample --source rtsp://127.0.0.1:9/none --frames 1 2>&1); rc=$?
+  if [ $rc -eq 69 ] && grep -q 'not installed.*sudo apt install libavformat[0-9]* libavcodec[0-9]* libavutil[0-9]*' <<<"$said"; then
+    pass "a: without FFmpeg, a network camera exits 69 naming the packages: $said"
+  else fail "a: a network camera without FFmpeg" "exit $rc (expected 69 naming libavformat, libavcodec, libavutil): $said"; fi
+fi
+
 # ------------------------------------------------------------------ b. enable --now, ready, sample
 t=$(now)
 timeout "$(scaled 180)" systemctl enable --now "$UNIT" > /tmp/enable.log 2>&1; rc=$?

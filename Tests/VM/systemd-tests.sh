@@ -4,7 +4,8 @@
 # the guest by a systemd unit after multi-user.target (Tests/VM/systemd-guest.sh says each one):
 #   a. `apt install ./eyedropper_<v>_amd64.deb` offline (the guest has no network); user
 #      eyedropper in group video; /etc/eyedropper/video0.conf; every program the unit's Exec lines
-#      run comes from the package, its Depends or an essential package
+#      run comes from the package, its Depends or an essential package; without FFmpeg's libraries
+#      (recommended, not in the guest) a network camera exits 69 naming the packages to install
 #   b. `systemctl enable --now eyedropper@video0` returns once serve is ready (Type=notify) and
 #      /api/v1/sample reads vivid's colour bars
 #   c. `systemctl reload` under an MJPEG client (Tests/VM/mjpeg-parts.c) with a new profile
@@ -73,7 +74,8 @@ echo "package: $DEB"
 # The guest's packages: systemd and what a user's machine has, plus the package's run-time
 # libraries, so that `apt install ./eyedropper_*.deb` needs no network. procps: /bin/kill (the
 # unit's ExecReload), on every Debian system but minbase's. v4l-utils for v4l2-ctl (frame rate,
-# the simulated unplug).
+# the simulated unplug). Not FFmpeg's libraries: the package only recommends them (network
+# cameras), and the guest is a machine without them.
 PACKAGES=systemd,systemd-sysv,udev,apt,dbus,curl,kmod,iproute2,procps,v4l-utils,libv4l-0,libturbojpeg0,libmosquitto1,libstdc++6
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)}

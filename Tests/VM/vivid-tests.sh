@@ -115,7 +115,14 @@ copy_with_libs() {   # program + every shared library ldd reports (and the ELF i
     mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"; done
 }
 copy_with_libs /usr/bin/v4l2-ctl /usr/bin/v4l2-ctl
-copy_with_libs "$EYEDROPPER" /usr/bin/eyedropper
+# eyedropper and its libraries (the Swift runtime, FFmpeg's 130-odd) are read from the share, not
+# unpacked from the initramfs: the guest reads only the pages it runs, where unpacking a 110 MB
+# initramfs under emulation took two minutes of the VM's time. /usr/bin/eyedropper runs it so.
+SHARE=$WORK/share; mkdir -p "$SHARE/out" "$SHARE/eyedropper"
+strip -o "$SHARE/eyedropper/eyedropper" "$EYEDROPPER" 2>/dev/null || cp "$EYEDROPPER" "$SHARE/eyedropper/eyedropper"
+{ ldd "$EYEDROPPER" || true; } | awk '$3 ~ /^\//{print $3}' | while read -r lib; do cp -L "$lib" "$SHARE/eyedropper/"; done
+printf '#!/bin/sh\nLD_LIBRARY_PATH=/mnt/eyedropper exec /mnt/eyedropper/eyedropper "$@"\n' > "$R/usr/bin/eyedropper"
+chmod +x "$R/usr/bin/eyedropper"
 copy_with_libs /usr/bin/curl /usr/bin/curl   # busybox wget cannot PUT
 if [ "${VM_LOOPBACK:-0}" = 1 ]; then
   cp "$LOOPBACK_KO" "$R/mods/v4l2loopback.ko"   # after the runner's order: loaded by the scripts that use it
@@ -149,7 +156,6 @@ chmod +x "$R/init"
 echo "initramfs $(du -h "$WORK/initramfs.cpio.gz" | cut -f1)"
 
 # ------------------------------------------------------------------ the share: runner + scripts
-SHARE=$WORK/share; mkdir -p "$SHARE/out"
 [ -n "${VM_DATA:-}" ] && cp -r "$VM_DATA" "$SHARE/data"
 echo "share: $SHARE (a guest script sees it as /mnt)"
 NAMES=()

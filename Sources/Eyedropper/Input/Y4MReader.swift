@@ -1,5 +1,9 @@
 import SystemPackage
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Reads 8-bit 4:2:0 frames from a YUV4MPEG2 (`.y4m`) file or pipe, one after another.
 ///
 /// One `FrameBuffer`, allocated at open, holds every frame in turn, and the `FRAME` lines are read
@@ -25,26 +29,49 @@ public final class Y4MReader {
     public var colorimetry: Colorimetry { header.colorimetry }
     /// Frames delivered so far; also the number of the next frame.
     public private(set) var framesRead = 0
+    /// The last frame's `XEYEDROPPER_TIME` parameter (a recording's timestamp), nil when it has none.
+    public private(set) var frameTime: Double?
+
+    /// The name a reader of standard input goes by, in its errors.
+    public static let standardInputName = "standard input"
 
     /// Longest `FRAME` line accepted, newline included (frame parameters are rare and short).
     static let maximumFrameLineLength = 4096
     private static let frameMarker: [UInt8] = Array("FRAME".utf8)
 
     private let fd: FileDescriptor
+    /// Whether `fd` is closed with the reader (not standard input's).
+    private let ownsDescriptor: Bool
     private let frame: FrameBuffer
+    /// The current `FRAME` line, NUL-terminated for `strtod`: made once.
+    private let frameLine: UnsafeMutableRawBufferPointer
     /// Bytes read from the file but not yet used: `readAhead[pending]`.
     private let readAhead: UnsafeMutableRawBufferPointer
     private var pending = 0..<0
     private var failure: Y4MError?
 
     /// Opens `path` and reads its header.
-    public init(path: String) throws(Y4MError) {
-        self.path = path
+    public convenience init(path: String) throws(Y4MError) {
+        let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(reading: path)
         } catch {
             throw .system(path, frame: nil, error)
         }
+        try self.init(fd: fd, name: path, owning: true)
+    }
+
+    /// Reads standard input (a pipe from ffmpeg, say), which it leaves open; errors name it
+    /// `standard input`.
+    public static func standardInput() throws(Y4MError) -> Y4MReader {
+        try Y4MReader(fd: .standardInput, name: standardInputName, owning: false)
+    }
+
+    private init(fd: FileDescriptor, name path: String, owning: Bool) throws(Y4MError) {
+        self.path = path
+        self.fd = fd
+        ownsDescriptor = owning
+        frameLine = .allocate(byteCount: Self.maximumFrameLineLength + 1, alignment: 1)
         readAhead = .allocate(byteCount: Y4MHeader.maximumLength, alignment: 64)
         do {
             let headerEnd = try Self.readHeader(fd: fd, into: readAhead, path: path)
@@ -53,8 +80,9 @@ public final class Y4MReader {
             frame = try FrameBuffer(
                 layout: .i420, width: header.width, height: header.height, colorimetry: header.colorimetry, zeroed: false)
         } catch let error as Y4MError {
-            fd.closeReporting()
+            if owning { fd.closeReporting() }
             readAhead.deallocate()
+            frameLine.deallocate()
             throw error
         } catch {
             // FrameBuffer rejects only a non-positive size, which the header parser never returns.
@@ -63,8 +91,9 @@ public final class Y4MReader {
     }
 
     deinit {
-        fd.closeReporting()
+        if ownsDescriptor { fd.closeReporting() }
         readAhead.deallocate()
+        frameLine.deallocate()
     }
 
     /// Reads the next frame and lends it to `body`; `.endOfStream` when the file ends cleanly.
@@ -127,15 +156,53 @@ public final class Y4MReader {
         return .byte(byte)
     }
 
-    /// Consumes `FRAME`, its optional parameters and its newline; false at a clean end of file.
+    /// Consumes `FRAME`, its optional parameters and its newline, reading `XEYEDROPPER_TIME`;
+    /// false at a clean end of file.
     private func readFrameLine() throws(Y4MError) -> Bool {
+        guard let length = try readFrameLineBytes() else { return false }
+        frameTime = nil
+        // Parameters: ` <tag><value>` each; only Eyedropper's time is read, the rest skipped.
+        let line = UnsafeMutableRawBufferPointer(rebasing: frameLine[..<(length - 1)])
+        let wanted = Self.timeMarker
+        var start = Self.frameMarker.count
+        while start < line.count {
+            while start < line.count, line[start] == UInt8(ascii: " ") { start += 1 }
+            var end = start
+            while end < line.count, line[end] != UInt8(ascii: " ") { end += 1 }
+            if end - start > wanted.count, line[start..<(start + wanted.count)].elementsEqual(wanted) {
+                frameTime = try parseTime(line, from: start + wanted.count, to: end)
+            }
+            start = end
+        }
+        return true
+    }
+
+    private static let timeMarker: [UInt8] = Array("X\(Y4MHeader.timeParameter)=".utf8)
+
+    /// The seconds in `line[from..<to]`, through `strtod` on the line's own memory (no allocation).
+    private func parseTime(_ line: UnsafeMutableRawBufferPointer, from: Int, to: Int) throws(Y4MError) -> Double {
+        let saved = frameLine[to]
+        frameLine[to] = 0
+        defer { frameLine[to] = saved }
+        let text = frameLine.baseAddress!.assumingMemoryBound(to: CChar.self) + from
+        var end: UnsafeMutablePointer<CChar>?
+        let value = strtod(text, &end)
+        guard let end, end == text + (to - from), value.isFinite else {
+            throw fail("X\(Y4MHeader.timeParameter)= is not a number of seconds, e.g. X\(Y4MHeader.timeParameter)=12.345678")
+        }
+        return value
+    }
+
+    /// Reads the `FRAME` line into `frameLine`, checking its start; its length with the newline,
+    /// nil at a clean end of file.
+    private func readFrameLineBytes() throws(Y4MError) -> Int? {
         let marker = Self.frameMarker
         var length = 0
         while true {
             let byte: UInt8
             switch try nextByte() {
             case .byte(let next): byte = next
-            case .endOfFile where length == 0: return false
+            case .endOfFile where length == 0: return nil
             case .endOfFile:
                 throw fail("the file ends inside the FRAME line, after \(length) bytes: the file is cut short")
             }
@@ -148,8 +215,9 @@ public final class Y4MReader {
             } else if length == marker.count && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\n") {
                 throw fail("expected a space or end of line after 'FRAME' but found \(printableExcerpt([byte]))")
             }
+            frameLine[length] = byte
             length += 1
-            if byte == UInt8(ascii: "\n") { return true }
+            if byte == UInt8(ascii: "\n") { return length }
             guard length < Self.maximumFrameLineLength else {
                 throw fail("no end of line within \(Self.maximumFrameLineLength) bytes of 'FRAME': the file is damaged")
             }

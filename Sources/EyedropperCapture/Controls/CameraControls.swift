@@ -43,6 +43,15 @@ public final class CameraControls: Sendable {
     /// them; empty for a file or the test pattern, or a camera that cannot be opened.
     public static func integerValues(of source: SourceName) -> [String: Int] {
         guard case let .camera(device) = source, let controls = try? list(device: device) else { return [:] }
+        return integerValues(controls)
+    }
+
+    /// The integer controls of the open device `fd`, as `integerValues(of:)`.
+    static func integerValues(fd: Int32, device: String) -> [String: Int] {
+        (try? list(fd, device: device)).map(integerValues) ?? [:]
+    }
+
+    private static func integerValues(_ controls: [CameraControl]) -> [String: Int] {
         var values: [String: Int] = [:]
         for control in controls {
             if case let .integer(value) = control.value, !control.flags.contains(.readOnly) { values[control.name] = Int(value) }

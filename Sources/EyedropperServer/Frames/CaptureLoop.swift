@@ -23,6 +23,8 @@ final class CaptureLoop: Sendable {
     private let history: ReadingHistory
     /// `--mqtt`, `--osc`: where each frame's samples go too.
     private let outputs: SampleOutputs?
+    /// Whoever records the frames (`GET /api/v1/recording.y4m`).
+    private let recordings: RecordingTap
     /// Hears from the capture's thread on every frame and every wait (systemd's watchdog).
     private let notifier: SystemdNotifier
     /// Called after every frame and at every failure: the first of them makes the service ready.
@@ -36,8 +38,10 @@ final class CaptureLoop: Sendable {
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
         controls: CameraControls?, settings: LiveSettings, history: ReadingHistory, outputs: SampleOutputs?,
+        recordings: RecordingTap = RecordingTap(),
         notifier: SystemdNotifier, outcome: @escaping @Sendable () -> Void, logger: Logger
     ) {
+        self.recordings = recordings
         self.configuration = configuration
         self.notifier = notifier
         self.outcome = outcome
@@ -92,6 +96,7 @@ final class CaptureLoop: Sendable {
                         statistics.setStream(stream)
                     }
                     publisher.publish(frame, timestamp: timestamp)
+                    recordings.offer(frame, timestamp: timestamp, frameRate: source.frameRate, controls: source.controlValues)
                 })
             {
                 statistics.addDropped(source.framesDropped - dropped)
@@ -140,7 +145,7 @@ struct FramePublisher {
         self.logger = logger
         made = settings.current
         pipeline = FramePipeline(
-            configuration, settings: made.settings, generation: made.generation, driverClock: configuration.source.source.isCamera)
+            configuration, settings: made.settings, generation: made.generation, driverClock: configuration.source.source.isLive)
     }
 
     mutating func publish(_ frame: borrowing PlanarFrame, timestamp: Double) {
@@ -149,7 +154,7 @@ struct FramePublisher {
             // warnings anew).
             made = settings.current
             pipeline = FramePipeline(
-                configuration, settings: made.settings, generation: made.generation, driverClock: configuration.source.source.isCamera)
+                configuration, settings: made.settings, generation: made.generation, driverClock: configuration.source.source.isLive)
         }
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
         if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }

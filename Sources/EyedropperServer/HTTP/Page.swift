@@ -25,6 +25,7 @@ import Hummingbird
 /// - status.js: the status line, the points, the profile and target;
 /// - controls.js: the camera controls panel, built from the listing, set with PUT, Lock;
 /// - chart.js: "Find the chart": the ColorChecker outlined over the picture, from the chart endpoint;
+/// - record.js: Record, held: the camera's frames from the recording endpoint, saved as a .y4m;
 /// - hook.js: `window.eyedropper`, read-only, for the browser tests.
 /// Written against the per-sample statistics (`mean`, `sd`, `n`, `clipped`) and `calibrated`,
 /// `deltaE` and `pass`, tolerating their absence.
@@ -32,7 +33,7 @@ enum Page {
     static let scriptParts: [[UInt8]] = [
         PackageResources.setup_js, PackageResources.access_js, PackageResources.calibration_js, PackageResources.click_js,
         PackageResources.plot_js, PackageResources.drift_js, PackageResources.status_js, PackageResources.controls_js,
-        PackageResources.chart_js, PackageResources.hook_js,
+        PackageResources.chart_js, PackageResources.record_js, PackageResources.hook_js,
     ]
 
     /// The page as served.

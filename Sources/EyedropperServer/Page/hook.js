@@ -11,4 +11,6 @@ window.eyedropper = Object.freeze({
   /// newest line's "reference" (null without one).
   driftPoints: () => driftSeries.length,
   drift: () => driftLatest,
+  /// How many recordings the Record button has saved.
+  recordings: () => recordingsMade,
 });
