@@ -65,6 +65,17 @@ public final class ChartDetector {
     var gridMembers: [Member] = []
     var measured = [SIMD3<Double>](repeating: .zero, count: 24)
     var present = [Bool](repeating: false, count: 24)
+    var member = [Bool](repeating: false, count: 24)
+    var residuals = [Double](repeating: 0, count: 24)
+    /// Scratch for medians.
+    var sorted = [Double](repeating: 0, count: 169)
+    /// The window of 24 grid points being placed: colour (linear), inside the frame, a
+    /// candidate on it; indexed along the grid's a, then b.
+    var windowColour = [SIMD3<Double>](repeating: .zero, count: 24)
+    var windowInside = [Bool](repeating: false, count: 24)
+    var windowMember = [Bool](repeating: false, count: 24)
+    var windowCovered = [Bool](repeating: false, count: 24)
+    var gapColours = [SIMD3<Double>](repeating: .zero, count: 96)
 
     /// The chart the last `detect` found: valid after it returned without throwing.
     public internal(set) var chart = DetectedChart()
@@ -127,7 +138,7 @@ public final class ChartDetector {
         var bestRefused: Placement?
         for index in grids.indices {
             guard let placement = place(grid: index, rgb, width: width, height: height) else { continue }
-            if placement.error > Self.notAChart || !placement.rampFalls {
+            guard Self.isChart(placement) else {
                 if bestRefused.map({ placement.error < $0.error }) ?? true { bestRefused = placement }
                 continue
             }
@@ -143,18 +154,24 @@ public final class ChartDetector {
             found = (index, placement)
         }
         guard let found else {
-            if let bestRefused, bestRefused.inside == false { throw .outsideFrame }
+            if let bestRefused, bestRefused.outside.nonzeroBitCount > Self.maximumHidden { throw .outsideFrame }
             throw .noChart(candidates: candidates.count)
         }
-        let placement = found.fit
-        guard placement.inside else { throw .outsideFrame }
-        finish(grid: found.grid, placement: placement, rgb, width: width, height: height)
+        finish(grid: found.grid, placement: found.fit, rgb, width: width, height: height)
         guard chart.confidence >= Self.minimumConfidence else { throw .unsure(confidence: chart.confidence) }
+    }
+
+    /// A placement is a chart when at most `maximumHidden` patches are hidden, the neutrals
+    /// seen fall from white to black, and the colours fit the chart's this way round (a little
+    /// loosely for a printed copy) far better than any other way.
+    static func isChart(_ placement: Placement) -> Bool {
+        placement.visibleCount >= 24 - maximumHidden && placement.rampFalls && placement.error <= notAChart
+            && placement.error <= 0.5 * placement.runnerUp
     }
 
     /// A placement whose colours fit worse than this (the fit's unexplained share of the
     /// reference's variance) is not this chart: the right way round fits to a few hundredths.
-    static let notAChart = 0.12
+    static let notAChart = 0.3
 
     /// The middle of the chart `placement` puts on a grid, and the step there, in pixels.
     static func middle(of placement: Placement, on map: Projective) -> (center: SIMD2<Double>, pitch: Double) {
