@@ -216,7 +216,7 @@ extension ChartDetector {
         guard outside.nonzeroBitCount <= Self.maximumHidden else { return }
         var error = Self.unexplained(measured, reference, present: present, residuals: &residuals)
         // Points whose colour runs on over their gaps and misfits: under something.
-        for patch in 0..<24 where present[patch] && residuals[patch] > Self.hiddenResidual {
+        for patch in 0..<24 where present[patch] && residuals[patch] > Self.coveredResidual {
             let g = placement.grid(column: patch % 6, row: patch / 6)
             if windowCovered[(g.x - a0) + spanA * (g.y - b0)] {
                 present[patch] = false
@@ -236,8 +236,11 @@ extension ChartDetector {
             guard n >= 12 else { break }
             Self.sortPrefix(&sorted, n)
             typical = sorted[n / 2]
+            // A square may be a glare spot's, or a patch with one: hidden only when it misfits
+            // grossly.
             var worst = -1
-            for patch in 0..<24 where present[patch] && !member[patch] && (worst < 0 || residuals[patch] > residuals[worst]) {
+            for patch in 0..<24 where present[patch] && (worst < 0 || residuals[patch] > residuals[worst]) {
+                if member[patch] && residuals[patch] <= Self.glareResidual { continue }
                 worst = patch
             }
             guard worst >= 0, residuals[worst] > max(Self.hiddenResidual, 9 * typical) else { break }
@@ -261,6 +264,12 @@ extension ChartDetector {
     /// on a white patch misfits by 0.5 or more, a dark patch merged with the chart's body by
     /// a few hundredths.
     static let hiddenResidual = 0.15
+    /// The misfit past which a point whose colour runs on over its gaps is hidden: lower, for
+    /// the colour running on is evidence of its own (a dark patch under a leaf misfits little).
+    static let coveredResidual = 0.05
+    /// The misfit past which a point with a square on it is hidden: glare, which whitens a
+    /// patch into a square of its own, misfits by several times the reference's variance.
+    static let glareResidual = 1.0
 
     /// How well one 3x3 matrix M and light that varies smoothly over the chart (a gain
     /// g = g0 + g1 column + g2 row) take the colours `x` measured at the patches `present` to

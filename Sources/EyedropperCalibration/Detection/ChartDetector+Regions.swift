@@ -100,24 +100,30 @@ extension ChartDetector {
             let d = abs(Int32(a[0]) - Int32(b[0])) + abs(Int32(a[1]) - Int32(b[1])) + abs(Int32(a[2]) - Int32(b[2]))
             return d < threshold
         }
+        // A pixel joins a neighbour only when it is also close to the pixel beyond it: on a
+        // blurred edge every step may be small, but two steps are twice one, so the ramp from a
+        // patch into the chart's dark gap does not join them (noise between pixels two apart is
+        // no larger than between neighbours).
         // The first row: joins to the left only.
         labels[0] = 0
         for x in 1..<max(1, width) {
             let p = rgb + 3 * x
-            labels[x] = close(p, p - 3) ? find(Int32(x - 1)) : Int32(x)
+            labels[x] = close(p, p - 3) && (x < 2 || close(p, p - 6)) ? find(Int32(x - 1)) : Int32(x)
         }
         let stride = 3 * width
         for y in 1..<max(1, height) {
             let rowStart = y * width
             var p = rgb + 3 * rowStart
+            let twoUp = y >= 2
             // The first pixel of a row: joins upwards only.
-            labels[rowStart] = close(p, p - stride) ? find(Int32(rowStart - width)) : Int32(rowStart)
+            labels[rowStart] =
+                close(p, p - stride) && (!twoUp || close(p, p - 2 * stride)) ? find(Int32(rowStart - width)) : Int32(rowStart)
             p += 3
             for index in (rowStart + 1)..<(rowStart + width) {
                 var root = Int32(index)
-                let left = close(p, p - 3)
+                let left = close(p, p - 3) && (index - rowStart < 2 || close(p, p - 6))
                 if left { root = find(Int32(index - 1)) }
-                if close(p, p - stride) {
+                if close(p, p - stride) && (!twoUp || close(p, p - 2 * stride)) {
                     let up = labels[index - width] == labels[index - 1] && left ? root : find(Int32(index - width))
                     if !left {
                         root = up
