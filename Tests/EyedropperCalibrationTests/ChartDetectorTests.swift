@@ -110,7 +110,8 @@ import Testing
     /// or refuses the chart, fails here.
     @Test func findsAChartWithAColumnBeyondTheFrame() throws {
         var pixels = Self.frame()
-        let corners = ChartDrawing.corners(center: SIMD2(1180, 360), chartWidth: 420, roll: 0)
+        // 66 px a step: the sixth column's centres at x 1315, the fifth's at 1249.
+        let corners = ChartDrawing.corners(center: SIMD2(1150, 360), chartWidth: 420, roll: 0)
         ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
         let chart = try Self.detect(pixels)
         Self.expectCentres(chart, corners, "a column beyond the edge")
@@ -122,7 +123,7 @@ import Testing
     /// Two columns (8 patches) beyond the edge: more than can be hidden; refused as outside.
     @Test func refusesAChartWithTwoColumnsBeyondTheFrame() throws {
         var pixels = Self.frame()
-        let corners = ChartDrawing.corners(center: SIMD2(1230, 360), chartWidth: 420, roll: 0)
+        let corners = ChartDrawing.corners(center: SIMD2(1210, 360), chartWidth: 420, roll: 0)
         ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
         let error = #expect(throws: ChartDetectionFailure.self) { try Self.detect(pixels) }
         #expect(error?.reason == "outside the frame")

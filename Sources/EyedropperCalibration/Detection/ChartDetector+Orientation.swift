@@ -20,6 +20,9 @@ extension ChartDetector {
         var covered: UInt32
         /// Patches seen as a square region where the grid puts them.
         var members: Int
+        /// The most patches beyond the frame of any place and way tried on the grid: more than
+        /// can be hidden says why a grid that fits no way was refused.
+        var mostOutside = 0
 
         func grid(column c: Int, row r: Int) -> SIMD2<Int> { origin &+ c &* column &+ r &* row }
 
@@ -43,7 +46,7 @@ extension ChartDetector {
             bMin = min(bMin, Int(m.b))
             bMax = max(bMax, Int(m.b))
         }
-        var best: Placement?, runnerUp = Double.infinity
+        var best: Placement?, runnerUp = Double.infinity, mostOutside = 0
         for axes in 0..<2 {
             let longAlongA = axes == 0
             let spanA = longAlongA ? 6 : 4, spanB = longAlongA ? 4 : 6
@@ -69,6 +72,7 @@ extension ChartDetector {
                             origin: origin, column: column, row: row, error: .infinity, runnerUp: .infinity,
                             rampFalls: false, outside: 0, covered: 0, members: inWindow)
                         score(&placement, a0: a0, b0: b0, spanA: spanA)
+                        mostOutside = max(mostOutside, placement.outside.nonzeroBitCount)
                         if let current = best, placement.error >= current.error {
                             runnerUp = min(runnerUp, placement.error)
                         } else {
@@ -80,6 +84,7 @@ extension ChartDetector {
             }
         }
         best?.runnerUp = runnerUp
+        best?.mostOutside = mostOutside
         return best
     }
 

@@ -154,7 +154,7 @@ public final class ChartDetector {
             found = (index, placement)
         }
         guard let found else {
-            if let bestRefused, bestRefused.outside.nonzeroBitCount > Self.maximumHidden { throw .outsideFrame }
+            if let bestRefused, bestRefused.mostOutside > Self.maximumHidden { throw .outsideFrame }
             throw .noChart(candidates: candidates.count)
         }
         finish(grid: found.grid, placement: found.fit, rgb, width: width, height: height)
