@@ -26,46 +26,53 @@ struct AccessOptions: ParsableArguments {
     /// The environment variable that gives the token when `--token-file` does not.
     static let environmentVariable = "EYEDROPPER_TOKEN"
 
-    /// The token the server asks for, nil for none. Throws (usage, 64) for `--no-auth` with a
-    /// token, an empty or unusable `EYEDROPPER_TOKEN`, and a non-loopback `configuration` with
-    /// neither a token nor `--no-auth`; `TokenFileError` for a token file that gives none. Says
-    /// on stderr which token is asked for (never the token) or, for `--no-auth`, that none is.
-    func token(for configuration: ServeConfiguration, logger: Logger) throws -> BearerToken? {
+    /// Where the token comes from: `--token-file`, else `EYEDROPPER_TOKEN`, else none; the one
+    /// place that precedence is written, read at the start and at every reload. Throws (usage,
+    /// 64) for `--no-auth` with a token and an empty or unusable `EYEDROPPER_TOKEN`.
+    func tokenSource() throws -> ServeSettings.TokenSource {
         let environment = getenv(Self.environmentVariable).map { String(cString: $0) }
-        if noAuth {
-            guard tokenFile == nil, environment == nil else {
-                let given = tokenFile != nil ? "--token-file" : Self.environmentVariable
-                throw CommandFailure("--no-auth and \(given) contradict each other: give a token or --no-auth, not both", status: 64)
-            }
+        if noAuth, tokenFile != nil || environment != nil {
+            let given = tokenFile != nil ? "--token-file" : Self.environmentVariable
+            throw CommandFailure("--no-auth and \(given) contradict each other: give a token or --no-auth, not both", status: 64)
+        }
+        if let tokenFile { return .file(tokenFile) }
+        guard let environment else { return .none }
+        guard let token = BearerToken(environment) else {
+            let problem =
+                environment.allSatisfy(\.isWhitespace)
+                ? "is empty"
+                : "holds whitespace, a control or a non-ASCII character inside the token, which an Authorization header cannot carry"
+            throw CommandFailure(
+                "\(Self.environmentVariable) \(problem): set it to the token (visible ASCII, e.g. `openssl rand -hex 32`), or unset it",
+                status: 64)
+        }
+        return .environment(token)
+    }
+
+    /// At the start, before anything is read: refuses (usage, 64) a non-loopback `configuration`
+    /// with neither a token nor `--no-auth`.
+    func check(_ source: ServeSettings.TokenSource, for configuration: ServeConfiguration) throws {
+        guard source == .none, !noAuth, !configuration.isLoopback else { return }
+        throw CommandFailure(
+            "--listen \(configuration.host) is not loopback: give a token (--token-file FILE or \(Self.environmentVariable)) so that only its holders can watch the camera, or --no-auth to let anyone who can reach it",
+            status: 64)
+    }
+
+    /// Once the token is read: says on stderr which token is asked for (never the token) or, for
+    /// `--no-auth`, that none is.
+    func announce(_ source: ServeSettings.TokenSource, for configuration: ServeConfiguration, logger: Logger) {
+        switch source {
+        case .file(let path):
+            let ignored = getenv(Self.environmentVariable) == nil ? "" : " (\(Self.environmentVariable) is set too, and ignored)"
+            logger.info("every endpoint but / and /healthz needs Authorization: Bearer with the token of \(path)\(ignored)")
+        case .environment:
+            logger.info("every endpoint but / and /healthz needs Authorization: Bearer with the token of \(Self.environmentVariable)")
+        case .none where noAuth:
             logger.warning(
                 "warning: --no-auth: listening on \(configuration.host) with no token: anyone who can reach it can watch the camera and set its controls"
             )
-            return nil
+        case .none:
+            break
         }
-        if let tokenFile {
-            let token = try BearerToken(contentsOf: tokenFile)
-            let ignored = environment == nil ? "" : " (\(Self.environmentVariable) is set too, and ignored)"
-            logger.info("every endpoint but / and /healthz needs Authorization: Bearer with the token of \(tokenFile)\(ignored)")
-            return token
-        }
-        if let environment {
-            guard let token = BearerToken(environment) else {
-                let problem =
-                    environment.allSatisfy(\.isWhitespace)
-                    ? "is empty"
-                    : "holds whitespace, a control or a non-ASCII character inside the token, which an Authorization header cannot carry"
-                throw CommandFailure(
-                    "\(Self.environmentVariable) \(problem): set it to the token (visible ASCII, e.g. `openssl rand -hex 32`), or unset it",
-                    status: 64)
-            }
-            logger.info("every endpoint but / and /healthz needs Authorization: Bearer with the token of \(Self.environmentVariable)")
-            return token
-        }
-        guard configuration.isLoopback else {
-            throw CommandFailure(
-                "--listen \(configuration.host) is not loopback: give a token (--token-file FILE or \(Self.environmentVariable)) so that only its holders can watch the camera, or --no-auth to let anyone who can reach it",
-                status: 64)
-        }
-        return nil
     }
 }

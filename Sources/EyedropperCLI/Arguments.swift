@@ -88,7 +88,8 @@ extension RGBLayout: ExpressibleByArgument {}
 extension ConversionKernel: ExpressibleByArgument {}
 extension ChromaSubsampling: ExpressibleByArgument {}
 
-/// A camera profile and a target colour: shared by `sample` and `serve`.
+/// A camera profile and a target colour: shared by `sample` and `serve`. Each value is parsed once,
+/// into its type, as the command line is read.
 struct CalibrationOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -99,29 +100,32 @@ struct CalibrationOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "A colour to compare with: L,a,b (D50) or '#rrggbb' (sRGB); each sample gains its CIEDE2000 to it and pass (needs --profile).",
-            valueName: "L,a,b|#rrggbb"))
-    var target: String?
+            valueName: "L,a,b|#rrggbb"),
+        transform: CIELab.parse)
+    var target: CIELab?
 
     @Option(help: ArgumentHelp("The largest CIEDE2000 from --target that passes.", valueName: "DE"))
     var tolerance: Double = 2.0
 
     @Option(
         help: ArgumentHelp(
-            "A white or grey patch that stays in view (a tile, a card): each frame, the calibrated colours are corrected so it reads as when the profile was made (calibrate --white-reference), and each line gains \"reference\" (needs --profile).",
-            valueName: "X,Y"),
-        transform: SamplePoint.parse)
-    var whiteReference: SamplePoint?
+            "A white or grey patch that stays in view (a tile, a card), read over (2R+1)x(2R+1) pixels (R: the window the profile recorded it over, whatever --radius the points use): each frame, the calibrated colours are corrected so it reads as when the profile was made (calibrate --white-reference), and each line gains \"reference\" (needs --profile).",
+            valueName: "X,Y[,R]"),
+        transform: ReferencePatch.parse)
+    var whiteReference: ReferencePatch?
 
     @Option(
         help: ArgumentHelp(
-            "The white reference's own L*a*b* (D50), for a profile that recorded none.", valueName: "L,a,b"))
-    var whiteReferenceLab: String?
+            "The white reference's own L*a*b* (D50), for a profile that recorded none (its window: R of --white-reference, else \(WhiteReference.defaultRadius)).",
+            valueName: "L,a,b"),
+        transform: CIELab.parse)
+    var whiteReferenceLab: CIELab?
 
     @Option(
         help: ArgumentHelp(
             "How the white reference corrects: bradford (a 3x3 in Bradford's cone space on the calibrated XYZ) or diagonal (each camera channel scaled before the profile's matrix)."
         ))
-    var referenceModel: ReferenceModelChoice = .bradford
+    var referenceModel: ReferenceModel = .bradford
 
     @Option(
         help: ArgumentHelp(
@@ -133,17 +137,10 @@ struct CalibrationOptions: ParsableArguments {
         guard tolerance.isFinite, tolerance >= 0 else {
             throw ValidationError("--tolerance must be a CIEDE2000 of 0 or more, got \(tolerance)")
         }
-        if let target {
-            guard profile != nil else {
-                throw ValidationError(
-                    "--target needs --profile: what is compared with the target is the calibrated colour (make a profile with eyedropper calibrate)"
-                )
-            }
-            do {
-                _ = try ColorTarget(parsing: target)
-            } catch {
-                throw ValidationError("--target: \(error.description)")
-            }
+        if target != nil, profile == nil {
+            throw ValidationError(
+                "--target needs --profile: what is compared with the target is the calibrated colour (make a profile with eyedropper calibrate)"
+            )
         }
         if whiteReference != nil, profile == nil {
             throw ValidationError(
@@ -156,21 +153,17 @@ struct CalibrationOptions: ParsableArguments {
         if let maxDrift, !(maxDrift.isFinite && maxDrift >= 0) {
             throw ValidationError("--max-drift must be a CIEDE2000 of 0 or more, got \(maxDrift)")
         }
-        if let whiteReferenceLab {
-            do {
-                _ = try ColorTarget(parsing: whiteReferenceLab)
-            } catch {
-                throw ValidationError("--white-reference-lab: \(error.description)")
-            }
-        }
     }
+
+    /// `--target` with `--tolerance`; nil without it.
+    var colorTarget: ColorTarget? { target.map { ColorTarget(lab: $0, tolerance: tolerance) } }
 
     /// What --white-reference and its options ask for; nil without it.
     var referenceSettings: WhiteReferenceSettings? {
-        guard let whiteReference else { return nil }
-        return WhiteReferenceSettings(
-            point: whiteReference, lab: whiteReferenceLab.flatMap { try? ColorTarget(parsing: $0).lab },
-            model: referenceModel.model, maxDrift: maxDrift)
+        whiteReference.map { patch in
+            WhiteReferenceSettings(
+                point: patch.point, radius: patch.radius, lab: whiteReferenceLab, model: referenceModel, maxDrift: maxDrift)
+        }
     }
 
     /// The profile, read and checked, the target and the white reference; nil without --profile.
@@ -184,7 +177,36 @@ struct CalibrationOptions: ParsableArguments {
             throw CommandFailure("--white-reference with \(profile): \(error.description)", status: error.exitStatus)
         }
         if let moved = reference?.moved { StandardError.writeLine("eyedropper: warning: \(moved)") }
-        return (loaded, try target.map { try ColorTarget(parsing: $0, tolerance: tolerance) }, reference)
+        return (loaded, colorTarget, reference)
+    }
+}
+
+/// `--white-reference X,Y[,R]`: where the patch is and, if given, the radius of its window.
+struct ReferencePatch: Hashable {
+    var point: SamplePoint
+    var radius: Int?
+
+    /// Parses `X,Y` or `X,Y,R`, saying what is wrong when it cannot.
+    static func parse(_ argument: String) throws -> ReferencePatch {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return ReferencePatch(point: try SamplePoint.parse(argument), radius: nil) }
+        let point = try SamplePoint.parse(parts[0...1].joined(separator: ","))
+        guard let radius = Int(parts[2].filter { $0 != " " }), (0...SamplingError.maximumRadius).contains(radius) else {
+            throw ValidationError(
+                "the radius R of X,Y,R must be a whole number of pixels from 0 to \(SamplingError.maximumRadius), got \(parts[2])")
+        }
+        return ReferencePatch(point: point, radius: radius)
+    }
+}
+
+extension CIELab {
+    /// `L,a,b` (D50) or `#rrggbb` (sRGB), saying what is wrong when it cannot.
+    static func parse(_ argument: String) throws -> CIELab {
+        do {
+            return try ColorTarget(parsing: argument).lab
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }
 
@@ -216,8 +238,4 @@ struct PaletteOptions: ParsableArguments {
     }
 }
 
-enum ReferenceModelChoice: String, ExpressibleByArgument, CaseIterable {
-    case bradford, diagonal
-
-    var model: ReferenceModel { ReferenceModel(rawValue: rawValue)! }
-}
+extension ReferenceModel: ExpressibleByArgument {}

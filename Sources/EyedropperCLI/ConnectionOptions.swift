@@ -54,8 +54,8 @@ struct ConnectionOptions: ParsableArguments {
         return timeouts
     }
 
-    var tls: ServeConfiguration.TLSFiles? {
+    var tls: ServeSettings.TLSFiles? {
         guard let certificate, let key else { return nil }
-        return ServeConfiguration.TLSFiles(certificatePath: certificate, keyPath: key)
+        return ServeSettings.TLSFiles(certificatePath: certificate, keyPath: key)
     }
 }

@@ -115,13 +115,17 @@ struct Sample: ParsableCommand {
         let limit = frames ?? (configuration.source == .testPattern ? average : nil)
         let points = sampling.pointsOrCentre
         let sinks = try outputs.open(
-            source: configuration, points: points, calibrated: calibrated != nil, target: calibrated?.target != nil,
-            reference: calibrated?.reference != nil, named: palette != nil, logger: input.diagnostics.logger)
+            source: configuration,
+            discovery: HomeAssistantDiscovery(
+                points: points, calibrated: calibrated != nil, target: calibrated?.target != nil, reference: calibrated?.reference != nil,
+                named: palette != nil),
+            logger: input.diagnostics.logger)
         // Whatever ends the stream, what is queued for the broker is sent before the exit.
         defer { sinks?.close() }
         var pipeline = FramePipeline(
             points: points, radius: sampling.radius, profile: calibrated?.profile, target: calibrated?.target,
-            reference: calibrated?.reference, palette: palette, average: average, driverClock: configuration.source.isCamera)
+            reference: calibrated?.reference, palette: palette, average: average, driverClock: configuration.source.isCamera,
+            profileStamp: calibration.profile.map { ProfileStamp(path: $0, generation: 0) })
         var lines = SampleLines(
             format: format, block: average != nil, swatches: isatty(STDOUT_FILENO) != 0, profile: calibrated != nil,
             target: calibrated?.target != nil, reference: calibrated?.reference != nil, palette: palette != nil)
@@ -129,8 +133,10 @@ struct Sample: ParsableCommand {
         var lastLinePassed: Bool?
         func write(_ reading: Reading?) {
             guard let reading else { return }
-            sinks?.send(reading)
-            lines.print(reading)
+            // The JSON line made once, and only when an output wants it.
+            let json = format == .json || sinks?.mqtt != nil ? reading.json : ""
+            sinks?.send(reading, json: json)
+            lines.print(reading, json: json)
             // Light that moved past --max-drift fails a line as a sample off target does.
             if calibrated?.target != nil {
                 lastLinePassed = reading.calibrated.allSatisfy { $0.pass == true } && reading.reference?.state != .drift
@@ -191,14 +197,14 @@ private struct SampleLines {
         }
     }
 
-    /// One frame's or one block's lines.
-    mutating func print(_ reading: Reading) {
+    /// One frame's or one block's lines; `json` is its JSON line.
+    mutating func print(_ reading: Reading, json: String) {
         let (frame, frames, timestamp, colorimetry) = (reading.frame, reading.frames, reading.timestamp, reading.colorimetry)
         let (samples, calibrated) = (reading.samples, reading.calibrated)
         let (matrix, range) = (colorimetry.matrix.rawValue, colorimetry.range.rawValue)
         switch format {
         case .json:
-            Swift.print(reading.json)
+            Swift.print(json)
         case .csv:
             for (index, sample) in samples.enumerated() {
                 let (point, color, statistics) = (sample.point, sample.color, sample.statistics)

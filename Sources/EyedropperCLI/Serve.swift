@@ -51,23 +51,26 @@ struct Serve: AsyncParsableCommand {
 
             --palette FILE (and --max-delta-e) names every sample as `sample --palette` does: \
             each sample gains "nearest" (so do MQTT's lines, OSC's /eyedropper/N/name and the \
-            page's swatches), and /api/v1/status gains "palette"; a palette is read at the start \
-            only (a changed palette line in --config needs a restart).
+            page's swatches), and /api/v1/status gains "palette".
 
             Calibrating from the page: with --profile-dir DIR, POST \
             /api/v1/calibration?frames=N finds the ColorChecker in the next N frames, fits a \
             profile as calibrate does (against --reference FILE if given) and writes it into \
             DIR, answering its name and the report of calibrate --format json; PUT \
-            /api/v1/profile with {"name": "FILE.json"} applies a profile of DIR from the next \
-            frame on, without a restart (the status then names it). The page's ColorChecker \
-            card does both.
+            /api/v1/profile with {"name": "FILE.json"} applies a profile of DIR without a \
+            restart, answering once a frame is read with it (the status then names it). Every \
+            line calibrated by a profile says which: "profile":{"file":"FILE.json","generation":N}, \
+            N counting the settings' changes since the start (reloads and profiles applied). The \
+            page's ColorChecker card does both.
 
             Configuration: --config FILE reads serve's options from FILE, one a line without \
             their dashes (`listen 0.0.0.0:8080`, `at 0.25,0.5`, `no-auth`; # comments), before \
             those of the command line. SIGHUP (systemctl reload) reads it again and reloads the \
-            profile and target, the token file and the TLS certificate and key without dropping \
-            a client: a file that fails keeps what was served, is logged and shows in the status \
-            ("reload"); other options changed there take effect at the next restart. Started by \
+            profile, target and white reference, the palette, the token file and the TLS \
+            certificate and key without dropping a client: a file that fails keeps what was \
+            served, is logged and shows in the status ("reload"); other options changed there \
+            take effect at the next restart. A profile applied from the page stays through a \
+            reload that leaves the configuration's profile as it was. Started by \
             systemd as Type=notify, serve says when it is ready (first frame, or the camera's \
             failure), its stream and rate (STATUS=), and pings WATCHDOG=1 from the capture.
             """
@@ -129,7 +132,6 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let calibrated = try calibration.load()
         // Live, like a camera: the test pattern and files paced at their rate. A service waits out
         // every camera failure with --reconnect, from the start: it may start before its camera.
         var configuration = ServeConfiguration(source: try input.configuration(pacing: .live, reconnectPolicy: .always))
@@ -140,12 +142,6 @@ struct Serve: AsyncParsableCommand {
         configuration.maxStreams = maxStreams
         configuration.jpegQuality = quality
         configuration.timeouts = connections.timeouts
-        configuration.tls = connections.tls
-        configuration.palette = try naming.load()
-        if let calibrated, let path = calibration.profile {
-            configuration.calibration = .init(
-                profile: calibrated.profile, path: path, target: calibrated.target, reference: calibration.referenceSettings)
-        }
         if let profileDirectory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: profileDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -160,34 +156,51 @@ struct Serve: AsyncParsableCommand {
         }
         if let reference { configuration.chartReference = try ChartReference.load(path: reference) }
         let logger = input.diagnostics.logger
-        configuration.token = try access.token(for: configuration, logger: logger)
+        let options = try settingsOptions()
+        try access.check(options.token, for: configuration)
+        // The one build of the settings, as every reload makes them again.
+        configuration.settings = try ServeSettings.load(options).settings
+        access.announce(options.token, for: configuration, logger: logger)
+        if let moved = (try? configuration.settings.whiteReference?.get())?.moved { logger.warning("warning: \(moved)") }
         let sinks = try outputs.open(
-            source: configuration.source, points: configuration.points, calibrated: calibrated != nil,
-            target: calibrated?.target != nil, reference: calibration.referenceSettings != nil, named: configuration.palette != nil,
-            logger: logger)
+            source: configuration.source,
+            discovery: HomeAssistantDiscovery(points: configuration.points, settings: configuration.settings), logger: logger)
         let (arguments, started) = (Array(CommandLine.arguments.dropFirst()), try config.map { try ConfigurationFile(path: $0) })
         do {
             try await EyedropperServer.run(
-                configuration, outputs: sinks, reload: { try Self.reloadSettings(arguments: arguments, startedWith: started) },
+                configuration, outputs: sinks, reload: { try Self.reloadedOptions(arguments: arguments, startedWith: started) },
                 logger: logger)
         } catch {
             sinks?.close()  // the server did not start: nothing else closes them
             throw error
         }
     }
+
+    /// What the options name of the settings a reload may change (`ServeSettings`), typed.
+    func settingsOptions() throws -> ServeSettings.Options {
+        var options = ServeSettings.Options()
+        options.profile = calibration.profile
+        options.target = calibration.colorTarget
+        options.reference = calibration.referenceSettings
+        options.palette = naming.palette
+        options.maxDeltaE = naming.maxDeltaE
+        options.token = try access.tokenSource()
+        options.tls = connections.tls
+        return options
+    }
 }
 
 extension Serve {
     /// The options a reload loads again; any other change takes a restart.
     static let reloadableOptions: Set = [
-        "profile", "target", "tolerance", "white-reference", "white-reference-lab", "reference-model", "max-drift", "token-file",
-        "tls-cert", "tls-key",
+        "profile", "target", "tolerance", "white-reference", "white-reference-lab", "reference-model", "max-drift", "palette",
+        "max-delta-e", "token-file", "tls-cert", "tls-key",
     ]
 
-    /// What a reload loads: the files the command line `arguments` name, with its `--config` file
-    /// read again; `started` is that file as serve started with it. Throws, naming the file and
-    /// line, when the file or an option in it cannot be read.
-    static func reloadSettings(arguments: [String], startedWith started: ConfigurationFile?) throws -> ReloadSettings {
+    /// What a reload loads: the options of the command line `arguments`, with its `--config` file
+    /// read again, parsed as at the start; `started` is that file as serve started with it.
+    /// Throws, naming the file and line, when the file or an option in it cannot be read.
+    static func reloadedOptions(arguments: [String], startedWith started: ConfigurationFile?) throws -> ReloadedOptions {
         let expanded = try ConfigurationFile.expand(arguments)
         let serve: Serve
         do {
@@ -198,17 +211,7 @@ extension Serve {
         }
         var changed: Set<String> = []
         if let file = expanded.file, let started { changed = file.changedOptions(from: started) }
-        let token: ReloadSettings.Token =
-            if let file = serve.access.tokenFile { .file(file) } else if getenv(AccessOptions.environmentVariable) != nil {
-                .environment
-            } else { .none }
-        return ReloadSettings(
-            calibration: serve.calibration.profile.map {
-                .init(
-                    profilePath: $0, target: serve.calibration.target, tolerance: serve.calibration.tolerance,
-                    reference: serve.calibration.referenceSettings)
-            },
-            token: token, tls: serve.connections.tls, restartNeeded: changed.subtracting(reloadableOptions).sorted())
+        return ReloadedOptions(options: try serve.settingsOptions(), restartNeeded: changed.subtracting(reloadableOptions).sorted())
     }
 }
 

@@ -36,13 +36,13 @@ public struct WhiteReferenceRecord: Hashable, Sendable, Codable {
 
 /// How a frame is corrected by the reference.
 public enum ReferenceModel: String, Hashable, Sendable, CaseIterable {
+    /// Von Kries in Bradford's cone space, on the calibrated XYZ: one 3x3 a frame. Measured closer
+    /// than the sensor's diagonal when the light's colour moves (docs/calibration.md).
+    case bradford
     /// Von Kries in the camera's own linear RGB: each channel scaled, between the profile's tone
     /// curve and its matrix, so the reference reads as at calibration. Exact for a change of
     /// intensity; for a change of colour only as far as the sensor's channels are narrow.
     case diagonal
-    /// Von Kries in Bradford's cone space, on the calibrated XYZ: one 3x3 a frame. Measured closer
-    /// than the sensor's diagonal when the light's colour moves (docs/calibration.md).
-    case bradford
 }
 
 /// What a frame says about the reference, and so about the light.
@@ -91,8 +91,12 @@ public struct ReferenceReading: Sendable {
 
 /// A reference patch in view, and what it should read: `sample`/`serve --white-reference`.
 public struct WhiteReference: Sendable {
-    /// Where it is sampled, with the readings' radius.
+    /// Where it is sampled.
     public let point: SamplePoint
+    /// The window read around `point`, (2 × radius + 1)² pixels, whatever radius the points are
+    /// read with: as asked (`--white-reference X,Y,R`), else the window the profile recorded the
+    /// patch over, else `defaultRadius`.
+    public let radius: Int
     public let model: ReferenceModel
     /// `--max-drift`: beyond this CIEDE2000, `state` is `.drift`.
     public let maxDrift: Double?
@@ -119,10 +123,12 @@ public struct WhiteReference: Sendable {
     /// colour. Throws when the profile recorded none and no `lab` is given, or no positive camera
     /// RGB makes `lab` through the profile.
     public init(
-        profile: CameraProfile, point: SamplePoint, lab: CIELab? = nil, model: ReferenceModel = .bradford, maxDrift: Double? = nil
+        profile: CameraProfile, point: SamplePoint, radius: Int? = nil, lab: CIELab? = nil, model: ReferenceModel = .bradford,
+        maxDrift: Double? = nil
     ) throws(WhiteReferenceError) {
         self.profile = profile
         self.point = point
+        self.radius = radius ?? profile.whiteReference?.radius ?? Self.defaultRadius
         self.model = model
         self.maxDrift = maxDrift
         if let lab {
@@ -142,6 +148,11 @@ public struct WhiteReference: Sendable {
             throw .notRecorded
         }
     }
+
+    /// The window's radius when neither `--white-reference X,Y,R` nor the profile gives one (a
+    /// reference given as `--white-reference-lab`): 17 × 17 pixels, enough to average the noise
+    /// out of a patch a tenth of a 720p frame across.
+    public static let defaultRadius = 8
 
     /// What the profile recorded differs from where it is read now: a sentence for a warning, or nil.
     public var moved: String? {
@@ -239,13 +250,18 @@ extension CameraProfile {
 /// makes a `WhiteReference` for each profile it serves.
 public struct WhiteReferenceSettings: Hashable, Sendable {
     public var point: SamplePoint
+    /// `--white-reference X,Y,R`: the window's radius; nil: the one the profile recorded.
+    public var radius: Int?
     /// `--white-reference-lab`: the patch's colour, when the profile recorded none.
     public var lab: CIELab?
     public var model: ReferenceModel
     public var maxDrift: Double?
 
-    public init(point: SamplePoint, lab: CIELab? = nil, model: ReferenceModel = .bradford, maxDrift: Double? = nil) {
+    public init(
+        point: SamplePoint, radius: Int? = nil, lab: CIELab? = nil, model: ReferenceModel = .bradford, maxDrift: Double? = nil
+    ) {
         self.point = point
+        self.radius = radius
         self.lab = lab
         self.model = model
         self.maxDrift = maxDrift
@@ -255,7 +271,9 @@ public struct WhiteReferenceSettings: Hashable, Sendable {
 extension WhiteReference {
     /// The reference `settings` ask for, with `profile`.
     public init(profile: CameraProfile, settings: WhiteReferenceSettings) throws(WhiteReferenceError) {
-        try self.init(profile: profile, point: settings.point, lab: settings.lab, model: settings.model, maxDrift: settings.maxDrift)
+        try self.init(
+            profile: profile, point: settings.point, radius: settings.radius, lab: settings.lab, model: settings.model,
+            maxDrift: settings.maxDrift)
     }
 }
 

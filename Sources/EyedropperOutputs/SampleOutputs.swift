@@ -12,9 +12,9 @@ public final class SampleOutputs: Sendable {
         self.osc = osc
     }
 
-    /// Hands one line of samples to each output.
-    public func send(_ reading: Reading) {
-        mqtt?.publish(reading)
+    /// Hands one reading to each output; `json` is its JSON line, made only if an output sends it.
+    public func send(_ reading: Reading, json: @autoclosure () -> String) {
+        mqtt?.publish(json())
         osc?.send(reading)
     }
 

@@ -17,10 +17,11 @@ public enum SampleJSON {
     /// "n":N,"clipped":C,"gains":[r,g,b],"deltaE":D,"applied":B,"state":"..","model":".."}`, gains with 4
     /// decimals. `names` (from `palette`, one per sample) adds to each sample, last,
     /// `"nearest":{"name":"..","deltaE":D,"next":".."|null,"margin":M|null,"of":"calibrated"|"camera"}`.
+    /// `profile` (the profile that calibrated them) adds last `"profile":{"file":"..","generation":N}`.
     public static func object(
         frame: Int, frames: Int? = nil, timestamp: Double, colorimetry: Colorimetry, samples: [ColorSample],
         calibrated: [CalibratedSample] = [], reference: ReferenceReading? = nil, names: [NamedColor] = [],
-        palette: Palette? = nil
+        palette: Palette? = nil, profile: ProfileStamp? = nil
     ) -> String {
         let fields = samples.indices.map { index in
             let sample = samples[index]
@@ -33,7 +34,15 @@ public enum SampleJSON {
         }
         let block = frames.map { #","frames":\#($0)"# } ?? ""
         return
-            #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]\#(reference.map(Self.reference) ?? "")}"#
+            #"{"frame":\#(frame)\#(block),"timestamp":\#(timestamp),"matrix":"\#(colorimetry.matrix.rawValue)","range":"\#(colorimetry.range.rawValue)","samples":[\#(fields.joined(separator: ","))]\#(reference.map(Self.reference) ?? "")\#(profile?.json ?? "")}"#
+    }
+
+    /// `reading`'s line.
+    public static func object(_ reading: Reading) -> String {
+        object(
+            frame: reading.frame, frames: reading.frames, timestamp: reading.timestamp, colorimetry: reading.colorimetry,
+            samples: reading.samples, calibrated: reading.calibrated, reference: reading.reference, names: reading.names,
+            palette: reading.palette?.palette, profile: reading.profile)
     }
 
     /// `,"nearest":{...}`: names made JSON once, when the palette was read.

@@ -21,7 +21,7 @@ public enum EyedropperServer {
     /// capture is alive (`WATCHDOG=1`), and when it reloads and stops.
     public static func run(
         _ configuration: ServeConfiguration, outputs: SampleOutputs? = nil,
-        reload: (@Sendable () throws -> ReloadSettings)? = nil, logger: Logger
+        reload: (@Sendable () throws -> ReloadedOptions)? = nil, logger: Logger
     ) async throws {
         let notifier = SystemdNotifier()
         let parts = try ServerParts(configuration, outputs: outputs, notifier: notifier, logger: logger)

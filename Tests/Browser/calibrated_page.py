@@ -268,7 +268,12 @@ def check_calibrate(checks, browser, url, cli_report, path):
     checks.check(report["model"] != "linear-3x3", f"the page's fit chose {report['model']}, not the served profile's linear-3x3")
     checks.check(status["profile"]["path"] == fit["path"] and status["profile"]["model"] == report["model"],
                  f"the status names the profile applied: {status['profile']}")
-    sample = get_json(url + "api/v1/sample")["samples"][0]
+    # The page says the profile is in use once PUT answered, which it does once a frame is read
+    # with it: the first sample asked for after that is the new profile's, and says so.
+    line = get_json(url + "api/v1/sample")
+    checks.check(line.get("profile", {}).get("file") == os.path.basename(fit["path"]) and line["profile"]["generation"] == status["generation"],
+                 f"the first sample after the page applied the profile names it: {line.get('profile')}, status generation {status['generation']}")
+    sample = line["samples"][0]
     at = f"{sample['x']},{sample['y']}"
     command = [os.environ.get("EYEDROPPER", ".build/release/eyedropper"), "sample", "--source", status["source"], "--matrix", "bt601",
                "--profile", fit["path"], "--at", at, "--radius", "4", "--frames", "1", "--format", "json"]

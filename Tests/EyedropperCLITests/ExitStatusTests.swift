@@ -25,6 +25,7 @@ import Testing
         "CaptureError": CaptureError.self, "ControlError": ControlError.self, "OutputError": OutputError.self,
         "MQTTURLError": MQTTURLError.self, "TLSFileError": TLSFileError.self, "TokenFileError": TokenFileError.self,
         "PaletteFileError": PaletteFileError.self, "WhiteReferenceError": WhiteReferenceError.self,
+        "ReferenceRefused": ReferenceRefused.self,
     ]
 
     /// The command line's own (Sources/EyedropperCLI, which tests cannot import): declared with
@@ -81,5 +82,6 @@ import Testing
         #expect(CaptureError(device: "/dev/video9", kind: .busy).exitStatus == 74)
         #expect(SamplingError.radiusOutOfRange(-1).exitStatus == 64)
         #expect(WhiteReferenceError.notRecorded.exitStatus == 64)
+        #expect(ReferenceRefused(path: "p.json", error: .notRecorded).exitStatus == 64)
     }
 }

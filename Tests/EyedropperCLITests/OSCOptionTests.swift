@@ -18,7 +18,8 @@ import Testing
             #expect(result.status == 64, "\(command) --osc \(value): \(result.stderr)")
             #expect(result.stdout == "")
             #expect(
-                result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("--osc \(value): give HOST:PORT"),
+                result.stderr.split(separator: "\n").count == 1
+                    && result.stderr.contains("The value '\(value)' is invalid for '--osc <HOST:PORT>': give HOST:PORT"),
                 "\(result.stderr)")
         }
     }

@@ -90,9 +90,23 @@ import Testing
         #expect(profile?["model"] as? String == "affine-3x4", "\(status)")
         #expect((status["target"] as? [String: Any])?["lab"] as? [Double] == [50, 0, 0], "\(status)")
         #expect(status["points"] as? [[Double]] == [[0.5, 0.5]], "the points take a restart: \(status)")
-        // The stream opened before the reload: events calibrated against the new target follow.
+        #expect(status["generation"] as? Int == 1, "\(status)")
+        // The stream opened before the reload: events calibrated against the new target follow,
+        // each naming the profile that made it, the old before the new and never after.
         let events = try stream.readBody { ServeCommandTests.count("\"deltaE\"", in: $0) >= 2 }
         #expect(ServeCommandTests.count("\"deltaE\"", in: events) >= 2)
+        // Whole events only: the body read so far may end inside one.
+        let lines = String(decoding: events, as: UTF8.self).components(separatedBy: "\n\n").dropLast().flatMap { $0.split(separator: "\n") }
+            .filter {
+                $0.hasPrefix("data: ")
+            }
+        let stamps = lines.map { line in
+            line.hasSuffix(#""profile":{"file":"affine.json","generation":1}}"#)
+                ? 1 : line.hasSuffix(#""profile":{"file":"linear.json","generation":0}}"#) ? 0 : -1
+        }
+        #expect(!stamps.isEmpty && !stamps.contains(-1) && stamps == stamps.sorted() && stamps.last == 1, "\(stamps)")
+        // The old settings had no target, the new have: each event's ΔE is there by its own stamp.
+        #expect(zip(lines, stamps).allSatisfy { $0.contains("\"deltaE\"") == ($1 == 1) }, "\(lines)")
         let stopped = server.stop()
         #expect(stopped.status == 0)
         #expect(stopped.stderr.contains("eyedropper: reloaded (1): the profile \(profiles.affine) with the target 50,0,0, the token of"))

@@ -126,6 +126,48 @@ private func readConverted(
         #expect(bare.reference == nil && bare.samples.count == 3)
     }
 
+    /// The reference is read over its own window whatever radius the points use: the one the
+    /// profile recorded it over, else `--white-reference X,Y,R`'s, else the default for a colour
+    /// given as L*a*b*. Catches the reference read at the points' radius (one pixel at
+    /// `--radius 0`, which lets a noisy pixel set the gains).
+    @Test func theReferenceIsReadOverItsOwnWindow() throws {
+        let white = point(1.0 / 16, 0.25)
+        let pattern = try TestPattern(width: 640, height: 480).makeFrameBuffer()
+        var plain = FramePipeline(points: [white], radius: 3, driverClock: false)
+        let whiteBar = try #require(try pattern.withFrame { try plain.read($0, number: 0, timestamp: 0) }).samples[0].statistics
+        let unrecorded = try simulatedProfile(colorimetry: pattern.colorimetry, width: 640, height: 480)
+        let recorded = unrecorded.recordingWhiteReference(at: white, radius: 3, statistics: whiteBar)
+        let lab = try #require(recorded.whiteReference.map { CIELab(l: $0.lab[0], a: $0.lab[1], b: $0.lab[2]) })
+        let cases: [(CameraProfile, WhiteReferenceSettings, Int)] = [
+            (recorded, WhiteReferenceSettings(point: white), 3),
+            (recorded, WhiteReferenceSettings(point: white, radius: 5), 5),
+            (unrecorded, WhiteReferenceSettings(point: white, lab: lab), WhiteReference.defaultRadius),
+        ]
+        for (profile, settings, radius) in cases {
+            let reference = try WhiteReference(profile: profile, settings: settings)
+            #expect(reference.radius == radius)
+            var pipeline = FramePipeline(points: [barCentres[2]], radius: 0, profile: profile, reference: reference, driverClock: false)
+            let reading = try #require(try pattern.withFrame { try pipeline.read($0, number: 0, timestamp: 0) })
+            #expect(reading.samples.map(\.statistics.count) == [1])
+            #expect(reading.reference?.statistics.count == (2 * radius + 1) * (2 * radius + 1), "\(settings)")
+            #expect(reading.json.contains(#""n":\#((2 * radius + 1) * (2 * radius + 1)),"clipped""#))
+        }
+    }
+
+    /// A reading says which profile calibrated it, last in its line, and only when one did.
+    /// Catches the stamp missing, put before the samples, or written without a profile.
+    @Test func aReadingNamesItsProfile() throws {
+        let pattern = try TestPattern(width: 640, height: 480).makeFrameBuffer()
+        let profile = try simulatedProfile(colorimetry: pattern.colorimetry, width: 640, height: 480)
+        let stamp = ProfileStamp(path: "/etc/eyedropper/profiles/desk \"A\".json", generation: 3)
+        var calibrated = FramePipeline(points: [barCentres[0]], radius: 0, profile: profile, driverClock: false, profileStamp: stamp)
+        let line = try #require(try pattern.withFrame { try calibrated.read($0, number: 0, timestamp: 0) }).json
+        #expect(line.hasSuffix(#"}],"profile":{"file":"desk \"A\".json","generation":3}}"#), "\(line)")
+        var bare = FramePipeline(points: [barCentres[0]], radius: 0, driverClock: false, profileStamp: stamp)
+        let plain = try #require(try pattern.withFrame { try bare.read($0, number: 0, timestamp: 0) })
+        #expect(plain.profile == nil && !plain.json.contains("profile"))
+    }
+
     /// Names from a palette: without a profile by the camera colour read as sRGB (so the white
     /// bar, #bfbfbf, is the entry made from that hex at ΔE 0), with one by the calibrated colour;
     /// past --max-delta-e `unknown`, whose next is the nearest and margin how far past. Catches

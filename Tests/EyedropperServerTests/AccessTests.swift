@@ -179,7 +179,7 @@ import Testing
 
     static func configuration() -> ServeConfiguration {
         var configuration = serveConfiguration(ServerTests.small)
-        configuration.token = BearerToken(token)
+        configuration.settings = try! ServeSettings(token: BearerToken(token))
         return configuration
     }
 

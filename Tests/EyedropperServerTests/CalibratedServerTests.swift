@@ -20,7 +20,7 @@ import Testing
 
     static func configuration(target: ColorTarget? = Self.target, fps: Double = 30) -> ServeConfiguration {
         var configuration = serveConfiguration(fps: fps, points: points)
-        configuration.calibration = .init(profile: profile, path: "/profiles/bench.json", target: target)
+        configuration.settings = try! ServeSettings(profile: .init(profile: profile, path: "/profiles/bench.json"), target: target)
         return configuration
     }
 
@@ -133,7 +133,7 @@ import Testing
     @Test func statusWarnsOfFramesUnlikeTheProfiles() async throws {
         let other = try simulatedProfile(colorimetry: Colorimetry(matrix: .bt709, range: .full), width: 640, height: 480)
         var configuration = serveConfiguration(.testPattern(width: 320, height: 240))
-        configuration.calibration = .init(profile: other, path: "other.json")
+        configuration.settings = try ServeSettings(profile: .init(profile: other, path: "other.json"))
         try await withServer(configuration) { client in
             let profile = try await client.get("/api/v1/status").json["profile"] as? [String: Any] ?? [:]
             let expected = [
@@ -152,13 +152,16 @@ import Testing
     /// changed by them.
     @Test(arguments: [false, true]) func bodiesAreAsBeforeLessTheNewFields(profile: Bool) async throws {
         var configuration = serveConfiguration(fps: 10, points: Self.points)
-        if profile { configuration.calibration = Self.configuration().calibration }
+        if profile { configuration.settings = Self.configuration().settings }
         try await withServer(configuration) { client in
             let calibratedFields =
                 #/,"calibrated":\{"xyz":\[[-0-9.,]+\],"lab":\[[-0-9.,]+\],"srgb":\[[-0-9.,]+\],"hex":"#[0-9a-f]{6}","inGamut":(true|false)\},"deltaE":[0-9.]+,"pass":(true|false)/#
+            // Last in the line, once: the profile that made it.
+            let stamp = #/,"profile":\{"file":"bench.json","generation":0\}\}$/#
             func lessNew(_ body: String) -> String {
                 #expect(body.matches(of: calibratedFields).count == (profile ? 2 : 0), "\(body)")
-                return body.replacing(calibratedFields, with: "")
+                #expect(body.matches(of: stamp).count == (profile ? 1 : 0), "\(body)")
+                return body.replacing(calibratedFields, with: "").replacing(stamp, with: "}")
             }
             let before =
                 ##"\{"frame":\d+,"timestamp":[0-9.e-]+,"matrix":"bt709","range":"limited","samples":\[\{"x":0.5625,"y":0.25,"r":191,"g":0,"b":192,"hex":"#bf00c0","mean":\[191.00,0.00,192.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":1\},\{"x":0.4375,"y":0.25,"r":0,"g":191,"b":0,"hex":"#00bf00","mean":\[0.00,191.00,0.00\],"sd":\[0.00,0.00,0.00\],"n":1,"clipped":2\}\]\}"##
@@ -175,6 +178,8 @@ import Testing
                 "conversionMilliseconds", "streamClients", "points", "controls", "controlWarnings",
                 // the two timeout counters, always there
                 "stalledStreamsClosed", "headerTimeouts",
+                // the settings' generation, always there
+                "generation",
             ]
             #expect(keys == earlier.union(profile ? ["profile", "target"] : []), "\(keys)")
         }

@@ -24,7 +24,8 @@ import Testing
         configuration.source.matrix = .bt601
         configuration.profileDirectory = scratch.path
         let directory = scratch.path
-        try await withServer(configuration) { client in
+        // A calibration reads the frames that come after it is asked: a capture brings them.
+        try await withServer(configuration, feed: .capturing) { client in
             let before = try Self.json(try await client.get("/api/v1/sample").text)
             let beforeSamples = try #require(before["samples"] as? [[String: Any]])
             #expect(beforeSamples.allSatisfy { $0["calibrated"] == nil }, "no profile yet: \(beforeSamples)")

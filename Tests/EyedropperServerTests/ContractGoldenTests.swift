@@ -75,7 +75,7 @@ import Testing
     /// With a token: what a request without one is answered, and the open page and health check.
     @Test func tokenRefusalKeepsItsContract() async throws {
         var configuration = Self.configuration()
-        configuration.token = BearerToken("0123456789abcdef0123456789abcdef")
+        configuration.settings = try ServeSettings(token: BearerToken("0123456789abcdef0123456789abcdef"))
         try await withServer(configuration, waitForFrame: false) { client in
             for (name, uri) in [("token-missing", "/api/v1/status"), ("token-page", "/"), ("token-healthz", "/healthz")] {
                 let response = try await client.get(uri)

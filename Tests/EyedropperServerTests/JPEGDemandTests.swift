@@ -29,7 +29,7 @@ import Testing
                 }
                 demand.keepPlanes(of: frame, in: planes)
                 return FrameInfo(
-                    number: number, timestamp: 0, width: width, height: height, colorimetry: frame.colorimetry, samplesJSON: "")
+                    number: number, timestamp: 0, width: width, height: height, colorimetry: frame.colorimetry)
             }
         }
     }

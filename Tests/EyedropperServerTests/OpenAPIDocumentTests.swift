@@ -26,7 +26,7 @@ import Testing
     @Test func servedDocumentIsTheFile() async throws {
         let file = try [UInt8](Data(contentsOf: Self.file))
         var configuration = serveConfiguration(ServerTests.small)
-        configuration.token = BearerToken(AccessTests.token)
+        configuration.settings = try ServeSettings(token: BearerToken(AccessTests.token))
         try await withServer(configuration, waitForFrame: false) { client in
             let response = try await client.execute(
                 uri: "/api/v1/openapi.json", method: .get, headers: [.authorization: "Bearer \(AccessTests.token)"])

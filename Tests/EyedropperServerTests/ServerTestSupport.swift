@@ -4,6 +4,7 @@ import EyedropperServer
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// What the tests serve.
@@ -40,22 +41,97 @@ func serveConfiguration(
     return configuration
 }
 
-/// Runs `test` against the application for `configuration`, in process (no socket), once the
-/// capture has published its first frame (unless `waitForFrame` is false).
-func withServer<Value: Sendable>(
-    _ configuration: ServeConfiguration, waitForFrame: Bool = true,
-    _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value
-) async throws -> Value {
-    let app = try buildApplication(configuration)
-    return try await onServerThreads {
-        try await app.test(.router) { client in
-            if waitForFrame { try await waitForFrames(1, client) }
-            return try await test(client)
+/// Where a test's server gets its frames.
+enum FrameFeed {
+    /// From the test: no capture runs, and each frame is read when the test hands it (`FrameHand`),
+    /// so what is asked of a frame does not depend on the machine's speed. For every test that
+    /// does not test the capture itself.
+    case handed
+    /// From a live capture at the source's rate: for what a capture does (rates, a failing
+    /// source, compression as frames come).
+    case capturing
+}
+
+/// Hands frames of a configuration's source (the test pattern, a file's next frame) to a server
+/// with no capture. The test's own: `current` while its server runs.
+final class FrameHand: @unchecked Sendable {
+    let frames: HandedFrames
+    private let source: FrameSource
+    private let lock = NSLock()
+
+    @TaskLocal static var current: FrameHand?
+
+    init(_ configuration: ServeConfiguration, frames: HandedFrames) throws {
+        var source = configuration.source
+        source.pacing = .asRead
+        self.source = try FrameSource(source, logger: Logger(label: "eyedropper-test"), isStopped: { false })
+        self.frames = frames
+    }
+
+    /// Reads `count` frames, each read through the server's capture path and published.
+    func hand(_ count: Int = 1) throws {
+        try lock.withLock {
+            for _ in 0..<count {
+                guard try source.next({ frame, timestamp in frames.publish(frame, timestamp: timestamp, stream: source.stream) })
+                else { throw FrameHandError("the source ended") }
+            }
+        }
+    }
+
+    /// Reads `count` frames one at a time, each once `taken` says the one before was taken by
+    /// whoever the test waits for (a JPEG stream's encoder); 10 s at most for each.
+    func hand(_ count: Int, eachOnce taken: () -> Int) async throws {
+        for _ in 0..<count {
+            let before = taken()
+            try hand()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while taken() <= before {
+                guard ContinuousClock.now < deadline else { throw FrameHandError("a frame handed in was not taken within 10 s") }
+                try await Task.sleep(for: .milliseconds(1))
+            }
         }
     }
 }
 
-/// Waits (up to 10 s) until the status says `count` frames were captured.
+/// A frame buffer a test draws in and hands to its server from the test's own task (one task at
+/// a time uses it).
+struct TestFrame: @unchecked Sendable {
+    let buffer: FrameBuffer
+}
+
+struct FrameHandError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `test` against the application for `configuration`, in process (no socket), once it has
+/// its first frame (unless `waitForFrame` is false): handed in by the test (`FrameFeed.handed`,
+/// the default) or captured.
+func withServer<Value: Sendable>(
+    _ configuration: ServeConfiguration, waitForFrame: Bool = true, feed: FrameFeed = .handed,
+    _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value
+) async throws -> Value {
+    guard feed == .handed else {
+        let app = try buildApplication(configuration)
+        return try await onServerThreads {
+            try await app.test(.router) { client in
+                if waitForFrame { try await waitForFrames(1, client) }
+                return try await test(client)
+            }
+        }
+    }
+    let (app, frames) = try HandedFrames.application(configuration)
+    let hand = try FrameHand(configuration, frames: frames)
+    return try await FrameHand.$current.withValue(hand) {
+        try await onServerThreads {
+            try await app.test(.router) { client in
+                if waitForFrame { try hand.hand() }
+                return try await test(client)
+            }
+        }
+    }
+}
+
 /// Patches 1, 6, 24 and 19 of a chart answer (`eyedropper chart`'s or a calibration report's
 /// `patches`) each within 2 pixels of `corners`, where `writeChartY4M` drew them in its 640x480
 /// frame (patches about 75 pixels apart).
@@ -69,7 +145,14 @@ func expectCornerPatches(_ patches: [[String: Any]], drawnAt corners: [SamplePoi
     }
 }
 
+/// Until the status says `count` frames were read: with handed frames, hands those missing; with
+/// a capture, waits (up to 10 s).
 func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws {
+    if let hand = FrameHand.current {
+        let read = try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0
+        try hand.hand(max(0, count - read))
+        return
+    }
     for _ in 0..<500 {
         if try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 >= count { return }
         try await Task.sleep(for: .milliseconds(20))
@@ -77,10 +160,22 @@ func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws
     Issue.record("fewer than \(count) frames captured in 10 s")
 }
 
-/// Reads an endless response while the capture publishes `frames` more frames (10 s at most),
-/// then leaves (the request is cancelled, which ends the stream as a client's leaving does), and
-/// returns what arrived.
+/// Reads an endless response while `frames` more frames are read, then leaves, and returns what
+/// arrived. With handed frames: once the stream is open, hands them, then ends the streams (each
+/// sends what it has first); with a capture: waits for them (10 s at most), then cancels the
+/// request, which ends the stream as a client's leaving does.
 func readStream(_ uri: String, whileCapturing frames: Int, _ client: some TestClientProtocol) async throws -> TestResponse {
+    if let hand = FrameHand.current {
+        let open = hand.frames.streamClients
+        let request = serverTask { try await client.get(uri) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while hand.frames.streamClients <= open, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        // An event stream keeps every frame (the history); an MJPEG stream sends the newest when
+        // it is ready: each frame is handed once the one before was compressed.
+        if uri.contains("mjpg") { try await hand.hand(frames, eachOnce: { hand.frames.framesEncoded }) } else { try hand.hand(frames) }
+        await hand.frames.endStreams()
+        return try await request.value
+    }
     let start = try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0
     let request = serverTask { try await client.get(uri) }
     try await waitForFrames(start + frames, client)

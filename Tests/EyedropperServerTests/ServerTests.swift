@@ -127,7 +127,7 @@ import Testing
         #else
             let fps = 5.0
         #endif
-        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), fps: fps)) { client in
+        try await withServer(serveConfiguration(.testPattern(width: 320, height: 240), fps: fps), feed: .capturing) { client in
             try await waitForFrames(5, client)
             let idle = try await client.get("/api/v1/status").json
             #expect(idle["framesEncoded"] as? Int == 0, "\(idle)")
@@ -201,7 +201,7 @@ import Testing
     /// string, counters that do not move, a rate off the pacing, and conversion times rounded to
     /// the microsecond (a 4 us conversion would show one digit).
     @Test func statusDescribesTheCapture() async throws {
-        try await withServer(serveConfiguration(Self.small, fps: 10)) { client in
+        try await withServer(serveConfiguration(Self.small, fps: 10), feed: .capturing) { client in
             try await waitForFrames(12, client)
             let status = try await client.get("/api/v1/status")
             #expect(status.status == .ok)
@@ -390,7 +390,7 @@ import Testing
     /// A camera that cannot be opened: the frame endpoints say why with 503, status and metrics
     /// say it failed. Catches a 500, an empty body, or a source reported up.
     @Test func failingSourceIsServiceUnavailable() async throws {
-        try await withServer(serveConfiguration(.missingCamera), waitForFrame: false) { client in
+        try await withServer(serveConfiguration(.missingCamera), waitForFrame: false, feed: .capturing) { client in
             var status: [String: Any] = [:]
             for _ in 0..<100 where status["state"] as? String != "failed" {
                 try await Task.sleep(for: .milliseconds(20))

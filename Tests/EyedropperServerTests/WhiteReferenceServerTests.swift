@@ -21,7 +21,7 @@ import Testing
 
     static func configuration(_ settings: WhiteReferenceSettings?) -> ServeConfiguration {
         var configuration = serveConfiguration(fps: 10, points: CalibratedServerTests.points)
-        configuration.calibration = .init(profile: profile, path: "/profiles/bench.json", reference: settings)
+        configuration.settings = try! ServeSettings(profile: .init(profile: profile, path: "/profiles/bench.json"), reference: settings)
         return configuration
     }
 
@@ -67,6 +67,48 @@ import Testing
         }
     }
 
+    /// A hand over the reference in one frame: the event stream's line, the sample endpoint's own
+    /// points and the status say the same of that frame, covered and not applied. The reference's
+    /// baseline spread comes from the first frame (its colour is given, not recorded), so a
+    /// request that read the reference afresh would take the covered frame as its baseline and
+    /// call it fine. Catches the endpoint or the status disagreeing with the stream on one frame.
+    @Test func aCoveredReferenceIsSaidAlikeByStreamSampleAndStatus() async throws {
+        let settings = WhiteReferenceSettings(point: Self.white, radius: 3, lab: Self.lab)
+        let configuration = Self.configuration(settings)
+        let (app, frames) = try HandedFrames.application(configuration)
+        let frame = TestFrame(buffer: try TestPattern(width: 1280, height: 720).makeFrameBuffer())
+        try await onServerThreads {
+            try await app.test(.router) { client in
+                let pattern = frame.buffer
+                pattern.withFrame { frames.publish($0) }
+                let clean = try #require(try await client.get("/api/v1/sample").json["reference"] as? [String: Any])
+                #expect(clean["state"] as? String == "ok" && clean["applied"] as? Bool == true, "\(clean)")
+                // Fingers across the tile: dark and light pixels in its 7 x 7 window.
+                for y in 177...183 {
+                    for x in 77...83 { pattern.set(x: x, y: y, to: YCbCr8(y: (x + y) % 2 == 0 ? 40 : 200, cb: 128, cr: 128)) }
+                }
+                pattern.withFrame { frames.publish($0) }
+                let events = try await readStream("/api/v1/samples", whileCapturing: 0, client).text
+                let streamed = try #require(
+                    events.split(separator: "\n").last { $0.hasPrefix("data: ") }.flatMap {
+                        try JSONSerialization.jsonObject(with: Data($0.dropFirst(6).utf8)) as? [String: Any]
+                    })
+                let own = try await client.get("/api/v1/sample?at=0.5625,0.25&radius=1").json
+                let status = try #require(try await client.get("/api/v1/status").json["reference"] as? [String: Any])
+                for (name, line) in [("stream", streamed["reference"]), ("own points", own["reference"])] {
+                    let reference = try #require(line as? [String: Any], "\(name)")
+                    #expect(reference["state"] as? String == "covered" && reference["applied"] as? Bool == false, "\(name): \(reference)")
+                    #expect(reference["gains"] as? [Double] == [1, 1, 1], "\(name): \(reference)")
+                }
+                #expect(status["state"] as? String == "covered" && status["applied"] as? Bool == false, "\(status)")
+                // Uncorrected: the profile's own colour of the bar.
+                let lab = try #require((own["samples"] as? [[String: Any]])?.first?["calibrated"] as? [String: Any])["lab"] as? [Double]
+                let expected = Self.profile.calibrated((191, 0, 192)).lab
+                #expect(lab.map { zip($0, [expected.l, expected.a, expected.b]).allSatisfy { abs($0 - $1) <= 0.0051 } } == true, "\(own)")
+            }
+        }
+    }
+
     /// A profile that recorded no reference, with no L*a*b* given: served without the reference
     /// (the samples come, calibrated, with no "reference"), and the status says why. Catches a
     /// crash or a refusal, and a reference said to be applied that is not there.
@@ -100,7 +142,7 @@ import Testing
             ],
             path: "/palettes/two.json")
         var configuration = serveConfiguration(fps: 10, points: [WhiteReferenceServerTests.white])
-        configuration.palette = PaletteSettings(palette: palette, maxDeltaE: 4)
+        configuration.settings = try ServeSettings(palette: PaletteSettings(palette: palette, maxDeltaE: 4))
         try await withServer(configuration) { client in
             let line = try await client.get("/api/v1/sample").json
             let samples = try #require(line["samples"] as? [[String: Any]], "\(line)")

@@ -18,6 +18,10 @@ topic eyedropper/host-N/testpattern, and checks:
   - host 2 cut off the network (its bridge port down, so no FIN reaches the broker): up 0 within
     two scrape intervals, offline by the will once 1.5 keepalives have passed (Mosquitto 2.0 looks
     every 5 to 6 s: within 37 s); its port back up: online again and up 1;
+  - host 2 publishes with --mqtt-qos 1 (the subscriber takes QoS 1 too): every frame it captured
+    across the cut reaches the subscriber once the link is back (at least once: repeats allowed),
+    none dropped from its queue; an event-stream client reading host 2's /api/v1/samples through
+    the cut reconnects with Last-Event-ID and misses no event;
   - hosts 1 and 3 publish every frame throughout: their frame numbers run from 0 to the last with
     none missing or repeated, and they kept publishing during the outage (at least half of 10 a
     second: a bound on "kept going", not a speed target).
@@ -121,7 +125,7 @@ class Subscriber:
         subscribed = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         self.client.on_connect = lambda c, u, f, rc, p: c.subscribe(
-            [(topic + "/samples", 0) for topic in TOPICS] + [(topic + "/status", 1) for topic in TOPICS])
+            [(topic + "/samples", 1) for topic in TOPICS] + [(topic + "/status", 1) for topic in TOPICS])
         self.client.on_subscribe = lambda c, u, mid, rc, p: subscribed.set()
         self.client.on_message = self.received
         self.client.connect(HUB, 1883)
@@ -151,6 +155,14 @@ class Subscriber:
         self.client.disconnect()
 
 
+def status(instance):
+    try:
+        with urllib.request.urlopen(f"http://{instance}/api/v1/status", timeout=1) as answer:
+            return json.load(answer)
+    except OSError:
+        return None
+
+
 def retained_status(topic):
     got = []
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
@@ -165,10 +177,58 @@ def retained_status(topic):
 
 
 def serve(index):
+    # Host 2, the one cut off, publishes at least once: what the cut held back arrives after it.
+    qos = ["--mqtt-qos", "1"] if index == 1 else []
     return start(f"host-{index + 1}", [
         "ip", "netns", "exec", NAMESPACES[index], EYEDROPPER, "serve", "--source", "testpattern", "--fps", str(FPS),
         "--size", "320x240", "--listen", INSTANCES[index], "--no-auth",
-        "--mqtt", f"mqtt://{HUB}", "--mqtt-topic", TOPICS[index]])
+        "--mqtt", f"mqtt://{HUB}", "--mqtt-topic", TOPICS[index]] + qos)
+
+
+class EventClient:
+    """An event-stream client of /api/v1/samples that reconnects as a browser's EventSource does:
+    a second after the stream ends or stalls (no byte for `stall` seconds), with Last-Event-ID, the
+    last id it had. Keeps every event id in order of arrival, and the number of connections."""
+
+    def __init__(self, instance, stall=3.0):
+        self.instance, self.stall = instance, stall
+        self.lock = threading.Lock()
+        self.ids, self.connections, self.last = [], 0, None
+        self.stopping = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        import http.client
+        while not self.stopping:
+            host, port = self.instance.split(":")
+            try:
+                connection = http.client.HTTPConnection(host, int(port), timeout=self.stall)
+                headers = {"Last-Event-ID": str(self.last)} if self.last is not None else {}
+                connection.request("GET", "/api/v1/samples", headers=headers)
+                response = connection.getresponse()
+                with self.lock:
+                    self.connections += 1
+                while not self.stopping:
+                    line = response.fp.readline()
+                    if not line:
+                        break
+                    if line.startswith(b"id: "):
+                        number = int(line[4:])
+                        with self.lock:
+                            self.ids.append(number)
+                            self.last = number
+                connection.close()
+            except (OSError, http.client.HTTPException):
+                pass
+            time.sleep(1)
+
+    def taken(self):
+        with self.lock:
+            return list(self.ids), self.connections
+
+    def close(self):
+        self.stopping = True
 
 
 def last_frame_gaps(frames):
@@ -277,7 +337,10 @@ def main():
     time.sleep(3)
 
     # Host 2 vanishes from the network (its port on the bridge down): no FIN, so the broker says
-    # its will only when 1.5 keepalives pass without a packet; then the port comes back.
+    # its will only when 1.5 keepalives pass without a packet; then the port comes back. An event
+    # stream client reads it throughout.
+    events = EventClient(INSTANCES[1])
+    wait_until(lambda: len(events.taken()[0]) >= 2 * FPS, 10)
     cut, cut_at = time.monotonic(), time.time()
     subprocess.run(["ip", "link", "set", "h2", "down"], check=True)
     gone, _ = wait_until(lambda: up().get(INSTANCES[1]) == "0", 2 * SCRAPE + 2, 0.05)
@@ -301,6 +364,21 @@ def main():
           back and again, f"statuses since {sub.statuses(1, rejoined)}, up {up()}")
     print(f"figures: from the cut to up 0 {cut_to_down:.2f} s, to offline {cut_to_offline:.1f} s; from the return to"
           f" online {rejoined_to_online:.1f} s, to up 1 {(one - rejoined_at) if one else float('nan'):.2f} s", flush=True)
+    # The stream client back too, and past the frames of the cut.
+    newest = lambda: (status(INSTANCES[1]) or {}).get("framesCaptured", 0)
+    caught_up, _ = wait_until(lambda: events.taken()[1] >= 2 and (events.taken()[0] or [-1])[-1] >= newest() - 2, 20, 0.2)
+    ids, connections = events.taken()
+    events.close()
+    first, last = (ids[0], ids[-1]) if ids else (0, -1)
+    missing = sorted(set(range(first, last + 1)) - set(ids))
+    check("an event-stream client cut off with host 2 for the whole cut reconnected with Last-Event-ID and missed no event",
+          caught_up and connections >= 2 and not missing and len(ids) == len(set(ids)),
+          f"{connections} connections, events {first} to {last}, missing {missing[:10]} ({len(missing)}),"
+          f" repeated {len(ids) - len(set(ids))}")
+    print(f"figures: event stream across the cut: {connections} connections, events {first} to {last}, {len(missing)} missing",
+          flush=True)
+    mqtt_status = (status(INSTANCES[1]) or {}).get("mqtt") or {}
+    check("host 2 (QoS 1): nothing dropped from its queue across the cut", mqtt_status.get("dropped") == 0, f"{mqtt_status}")
     time.sleep(2)
 
     for process in hosts:
@@ -324,9 +402,13 @@ def main():
                   not last_frame_gaps(first) and not last_frame_gaps(second),
                   f"before: {last_frame_gaps(first) or 'none'}; after: {last_frame_gaps(second) or 'none'}")
             later = [number for t, number in frames if t >= cut]
+            across = set(range(second[-1][1] + 1, max(later) + 1)) if second and later else set()
+            lost = sorted(across - set(later))
+            check("host 2 (QoS 1): every frame captured across the network cut reached the subscriber once the link was back",
+                  bool(later) and not lost, f"{len(lost)} of {len(across)} missing, the first {lost[:10]}")
             if second and later:
-                print(f"  host 2 across the cut: frames {second[-1][1] + 1} to {later[-1]} captured,"
-                      f" {len(set(later))} of them received after the cut (QoS 0: what was in the dead connection is lost)",
+                print(f"  host 2 across the cut: frames {second[-1][1] + 1} to {max(later)} captured,"
+                      f" {len(set(later) & across)} of them received, {len(later) - len(set(later))} twice (QoS 1: at least once)",
                       flush=True)
             continue
         check(f"host {host + 1}: every frame published throughout, 0 to the last with none missing or repeated",

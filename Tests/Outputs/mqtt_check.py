@@ -13,6 +13,8 @@ subscribes with paho-mqtt, an MQTT client of its own, to check:
   - serve's retained status: online, offline after SIGTERM, offline by the last will after SIGKILL;
   - the broker stopped for 5 s: serve's capture keeps its rate, publishing resumes, drops are
     counted (status and /metrics) and said on stderr once each way;
+  - Home Assistant discovery: each point's sensor config announced again when a reload changes
+    what it describes;
   - Home Assistant discovery: each point's sensor config, its templates rendered by Jinja2 (as
     Home Assistant renders them) against a published line;
   - a fleet: two serve processes, two sources, one broker, each under its own default topic.
@@ -369,6 +371,27 @@ def main():
                   f"state {state}, attributes {attributes}, sample {sample}, config {config}")
     else:
         check("discovery: a line arrived beside the configs", False, f"{len(configs)} configs, {len(lines)} lines")
+    serve.stop()
+
+    # 5b. The sensors follow serve's settings: a reload (SIGHUP) that takes the profile and target
+    # away announces them again at once, without the calibrated lab and deltaE.
+    configuration = os.path.join(WORK, "discovery.conf")
+    common = (f"source {CHART}\nmatrix bt601\nat {POINT_A}\nradius 4\nmqtt {broker.url}\nmqtt-topic t/hb\n"
+              "mqtt-discovery\n")
+    with open(configuration, "w") as f:
+        f.write(common + f"profile {PROFILE}\ntarget {TARGET}\n")
+    serve = Serve("serve-discovery-reload", ["--config", configuration])
+    sub = Subscriber(broker.port, "homeassistant/sensor/eyedropper_t_hb/+/config")
+    before = [json.loads(payload)["json_attributes_template"] for _, payload, _ in sub.take(1, 5)]
+    with open(configuration, "w") as f:
+        f.write(common)
+    serve.process.send_signal(signal.SIGHUP)
+    after = [json.loads(payload)["json_attributes_template"] for _, payload, _ in sub.take(1, 5)]
+    sub.close()
+    check("discovery follows a reload: with the profile the attributes have lab and deltaE, announced again without them once it is gone",
+          len(before) == 1 and "'lab'" in before[0] and "'deltaE'" in before[0]
+          and len(after) == 1 and "'lab'" not in after[0] and "'deltaE'" not in after[0] and "'rgb'" in after[0],
+          f"before {before}, after {after}")
     serve.stop()
 
     # 6. A fleet: two cameras (sources), one broker, default topics.

@@ -15,6 +15,9 @@ extension MQTTPublisher {
         var client: OpaquePointer?
         /// The broker's answer to the first connect (0 accepted); nil before it came.
         let answer = Locked<Int32?>(nil)
+        /// Home Assistant's sensors as last announced (`settings.discovery`, then `announce`'s),
+        /// and the config topics that announcement published.
+        private let announced: Locked<(discovery: HomeAssistantDiscovery?, topics: Set<String>)>
         // Under `queue.monitor`:
         private var connected = false
         private var inFlight = 0
@@ -34,6 +37,7 @@ extension MQTTPublisher {
             broker = settings.broker.description
             self.logger = logger
             queue = MessageQueue(limit: settings.queueLimit)
+            announced = Locked((settings.discovery, []))
         }
 
         static func from(_ context: UnsafeMutableRawPointer?) -> State {
@@ -58,13 +62,12 @@ extension MQTTPublisher {
             guard code == 0, let client else { return }
             let online = Array("online".utf8)
             mosquitto_publish(client, nil, settings.statusTopic, Int32(online.count), online, 1, true)
-            for (topic, payload) in settings.discovery?.messages(for: settings) ?? [] {
-                let bytes = Array(payload.utf8)
-                mosquitto_publish(client, nil, topic, Int32(bytes.count), bytes, 1, true)
-            }
+            announced.withLock { announced in announced.topics = publishDiscovery(announced.discovery, replacing: announced.topics) }
             let back = queue.monitor.locked {
                 connected = true
-                inFlight = 0  // libmosquitto sends again what it held (QoS 1) and forgot the rest
+                // QoS 1: libmosquitto sends again what the broker had not acknowledged, and each
+                // acknowledgement still comes; QoS 0: what it held went with the connection.
+                if settings.qos == 0 { inFlight = 0 }
                 queue.monitor.broadcast()
                 defer { lost = nil }
                 return lost.map { ($0.at.duration(to: .now).inSeconds, queue.dropped - $0.dropped) }
@@ -74,6 +77,31 @@ extension MQTTPublisher {
                     "mqtt: connected to \(settings.broker) again after \(DecimalText.fixed(seconds, 1)) s; \(dropped) lines dropped meanwhile (queue of \(queue.limit))"
                 )
             }
+        }
+
+        /// `announce`: publishes `discovery` when it differs from what was announced (now, if
+        /// connected; else at the next connect).
+        func announce(_ discovery: HomeAssistantDiscovery?) {
+            announced.withLock { announced in
+                guard announced.discovery != discovery else { return }
+                announced.discovery = discovery
+                if isConnected { announced.topics = publishDiscovery(discovery, replacing: announced.topics) }
+            }
+        }
+
+        /// Publishes `discovery`'s configs, retained, and an empty retained config on each of
+        /// `old`'s topics it no longer has (Home Assistant then removes that sensor); returns
+        /// its topics.
+        private func publishDiscovery(_ discovery: HomeAssistantDiscovery?, replacing old: Set<String>) -> Set<String> {
+            guard let client else { return old }
+            let messages = discovery?.messages(for: settings) ?? []
+            for (topic, payload) in messages {
+                let bytes = Array(payload.utf8)
+                mosquitto_publish(client, nil, topic, Int32(bytes.count), bytes, 1, true)
+            }
+            let topics = Set(messages.map(\.topic))
+            for topic in old.subtracting(topics) { mosquitto_publish(client, nil, topic, 0, nil, 1, true) }
+            return topics
         }
 
         /// libmosquitto's on_disconnect: 0 when we asked for it.

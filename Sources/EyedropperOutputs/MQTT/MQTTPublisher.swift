@@ -41,7 +41,9 @@ public final class MQTTPublisher: @unchecked Sendable {
         _ = Self.library
         state = State(settings: settings, logger: logger)
         let id = "eyedropper-\(MQTTSettings.hostName())-\(getpid())"
-        guard let client = mosquitto_new(id, true, Unmanaged.passUnretained(state).toOpaque()) else {
+        // QoS 1 keeps its session (clean session off): what the broker had not acknowledged when
+        // the connection went is sent again when it is back.
+        guard let client = mosquitto_new(id, settings.qos == 0, Unmanaged.passUnretained(state).toOpaque()) else {
             throw OutputError(.unavailable, "mqtt: cannot make a client: \(String(cString: strerror(errno)))")
         }
         self.client = client
@@ -115,11 +117,20 @@ public final class MQTTPublisher: @unchecked Sendable {
         mosquitto_publish_callback_set(client) { _, context, message in State.from(context).sent(message: message) }
     }
 
-    /// Queues `reading`'s JSON line (every `settings.every`th); never waits.
-    public func publish(_ reading: Reading) {
+    /// Queues a reading's JSON line (every `settings.every`th: `line` is made only for those);
+    /// never waits.
+    public func publish(_ line: @autoclosure () -> String) {
         let index = counted.add(1, ordering: .relaxed).oldValue
         guard index % settings.every == 0 else { return }
-        state.queue.push(reading.json)
+        state.queue.push(line())
+    }
+
+    /// Announces `discovery` (Home Assistant's sensors) in place of what was announced, now if
+    /// the broker is connected and at every connect after: what it no longer describes is taken
+    /// away (an empty retained config), what it describes anew is added. Nothing when it is what
+    /// was announced already.
+    public func announce(_ discovery: HomeAssistantDiscovery?) {
+        state.announce(discovery)
     }
 
     /// Waits up to `seconds` for every queued line to be sent (QoS 0) or acknowledged (QoS 1);

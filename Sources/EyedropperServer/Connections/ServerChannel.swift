@@ -13,15 +13,16 @@ extension HTTPServerBuilder {
     /// NIOSSL's handler, as in HummingbirdTLS's `TLSChannel`, but with a context made at the
     /// start, where its errors can name the files (`TLSChannel` makes its own from a configuration),
     /// and replaced by a reload: each connection takes the one current when it is accepted.
-    static func eyedropper(timeouts: ClientTimeouts, tls: ServedTLS?, counters: ConnectionCounters) -> HTTPServerBuilder {
+    static func eyedropper(timeouts: ClientTimeouts, tls: LiveSettings?, counters: ConnectionCounters) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http = HTTP1Channel(
                 responder: responder,
                 configuration: .init(additionalChannelHandlers: [RequestProgressSignal()], idleTimeout: TimeAmount(timeouts.idle)))
             return FrontHandlersChannel(http) {
                 let timeout = ClientTimeoutHandler(timeouts, counters: counters)
-                guard let tls else { return [timeout] }
-                return [timeout, NIOSSLServerHandler(context: tls.current)]
+                // The certificate in use as the connection begins: it keeps it through a reload.
+                guard let context = tls?.settings.tls?.context else { return [timeout] }
+                return [timeout, NIOSSLServerHandler(context: context)]
             }
         }
     }
@@ -58,7 +59,7 @@ public struct TLSFileError: Error, Hashable, Sendable, CustomStringConvertible {
     public let exitStatus: Int32
 }
 
-extension ServeConfiguration.TLSFiles {
+extension ServeSettings.TLSFiles {
     /// NIOSSL's server context from the two files; every failure names the file.
     func context() throws(TLSFileError) -> NIOSSLContext {
         let chain: [NIOSSLCertificate]

@@ -19,7 +19,8 @@ final class CaptureLoop: Sendable {
     private let jpegDemand: JPEGDemand
     private let statistics: CaptureStatistics
     private let controls: CameraControls?
-    private let profile: ServedProfile
+    private let settings: LiveSettings
+    private let history: ReadingHistory
     /// `--mqtt`, `--osc`: where each frame's samples go too.
     private let outputs: SampleOutputs?
     /// Hears from the capture's thread on every frame and every wait (systemd's watchdog).
@@ -34,13 +35,14 @@ final class CaptureLoop: Sendable {
     /// what was set through the API survives a reconnect.
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
-        controls: CameraControls?, profile: ServedProfile, outputs: SampleOutputs?, notifier: SystemdNotifier,
-        outcome: @escaping @Sendable () -> Void, logger: Logger
+        controls: CameraControls?, settings: LiveSettings, history: ReadingHistory, outputs: SampleOutputs?,
+        notifier: SystemdNotifier, outcome: @escaping @Sendable () -> Void, logger: Logger
     ) {
         self.configuration = configuration
         self.notifier = notifier
         self.outcome = outcome
-        self.profile = profile
+        self.settings = settings
+        self.history = history
         self.frames = frames
         self.jpegDemand = jpegDemand
         self.statistics = statistics
@@ -67,8 +69,8 @@ final class CaptureLoop: Sendable {
 
     private func run() {
         var publisher = FramePublisher(
-            configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, profile: profile,
-            outputs: outputs, logger: logger)
+            configuration: configuration, frames: frames, jpegDemand: jpegDemand, statistics: statistics, settings: settings,
+            history: history, outputs: outputs, logger: logger)
         do {
             // A wait for a camera asks `isStopped` every tenth of a second: the thread is alive.
             let source = try FrameSource(
@@ -106,50 +108,54 @@ final class CaptureLoop: Sendable {
 }
 
 /// Converts each frame into `LatestFrame` and reads it through the pipeline (the configured
-/// points, calibrated with the profile served), with one converter kept while the colorimetry
-/// stays the same, and one pipeline while the profile does.
-private struct FramePublisher {
+/// points, calibrated with the settings in use), with one converter kept while the colorimetry
+/// stays the same, and one pipeline while the settings' generation does. Each reading goes into
+/// the history before its frame is published, then to the outputs.
+struct FramePublisher {
     let configuration: ServeConfiguration
     let frames: ServedFrames
     let jpegDemand: JPEGDemand
     let statistics: CaptureStatistics
-    let profile: ServedProfile
+    let settings: LiveSettings
+    let history: ReadingHistory
     let outputs: SampleOutputs?
     let logger: Logger
     private var pipeline: FramePipeline
-    /// The profile's generation the pipeline was made with.
-    private var profileGeneration: Int
+    /// The settings the pipeline was made with, and their generation.
+    private var made: (generation: Int, settings: ServeSettings)
     private var converter: YCbCrConverter?
     private var number = 0
 
     init(
         configuration: ServeConfiguration, frames: ServedFrames, jpegDemand: JPEGDemand, statistics: CaptureStatistics,
-        profile: ServedProfile, outputs: SampleOutputs?, logger: Logger
+        settings: LiveSettings, history: ReadingHistory, outputs: SampleOutputs?, logger: Logger
     ) {
         self.configuration = configuration
         self.frames = frames
         self.jpegDemand = jpegDemand
         self.statistics = statistics
-        self.profile = profile
+        self.settings = settings
+        self.history = history
         self.outputs = outputs
         self.logger = logger
-        let (generation, settings) = profile.current
-        pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isCamera)
-        profileGeneration = generation
+        made = settings.current
+        pipeline = FramePipeline(
+            configuration, settings: made.settings, generation: made.generation, driverClock: configuration.source.source.isCamera)
     }
 
     mutating func publish(_ frame: borrowing PlanarFrame, timestamp: Double) {
-        if profile.generation != profileGeneration {
-            // A profile applied through the API: from this frame on (its check says its warnings anew).
-            let (generation, settings) = profile.current
-            pipeline = FramePipeline(configuration, calibration: settings, driverClock: configuration.source.source.isCamera)
-            profileGeneration = generation
+        if settings.generation != made.generation {
+            // Settings replaced (a reload, the page): from this frame on (its check says its
+            // warnings anew).
+            made = settings.current
+            pipeline = FramePipeline(
+                configuration, settings: made.settings, generation: made.generation, driverClock: configuration.source.source.isCamera)
         }
         let colorimetry = frame.colorimetry  // the source's report, or the configuration's override
         if converter?.colorimetry != colorimetry { converter = YCbCrConverter(colorimetry: colorimetry) }
         let converter = converter!, (width, height) = (frame.width, frame.height)
         var (conversion, published) = (Duration.zero, ContinuousClock.now)
-        var reading: Reading?
+        var served: ServedReading?
         frames.publish(byteCount: width * height * 3) { rgb, planes in
             let start = ContinuousClock.now
             do {
@@ -166,7 +172,7 @@ private struct FramePublisher {
             let converted = ConvertedFrame(
                 rgb: RGBFrame(bytes: UnsafeRawBufferPointer(rgb), width: width, height: height), colorimetry: colorimetry)
             do {
-                reading = try pipeline.read(converted, number: number, timestamp: timestamp)
+                served = try pipeline.read(converted, number: number, timestamp: timestamp).map(history.append)
             } catch {
                 preconditionFailure("the configuration's radius was checked: \(error)")
             }
@@ -177,10 +183,10 @@ private struct FramePublisher {
             }
             return FrameInfo(
                 number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry,
-                samplesJSON: reading?.json ?? "")
+                generation: made.generation, settings: made.settings, reading: served)
         }
-        if let reading { outputs?.send(reading) }
-        statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry, reference: reading?.reference)
+        if let served { outputs?.send(served.reading, json: served.json) }
+        statistics.recordFrame(conversion: conversion, at: published, colorimetry: colorimetry)
         number += 1
     }
 }

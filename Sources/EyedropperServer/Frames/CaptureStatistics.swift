@@ -1,6 +1,5 @@
 import CoreMetrics
 import Eyedropper
-import EyedropperCalibration
 
 /// Counters and timings of the capture thread, read by the status and metrics endpoints.
 final class CaptureStatistics: Sendable {
@@ -18,9 +17,6 @@ final class CaptureStatistics: Sendable {
         /// What differs between the frames and those the `--profile` was made from, as of the
         /// last frame (status: "profile.warnings").
         var profileWarnings: [String] = []
-        /// The last frame's reading of the white reference (`--white-reference`); nil before the
-        /// first frame and while the profile served cannot take it.
-        var reference: ReferenceReading?
     }
 
     private struct State {
@@ -54,17 +50,13 @@ final class CaptureStatistics: Sendable {
     /// Frames the source delivered that were never converted (the capture thread was behind).
     func addDropped(_ count: Int) { state.withLock { $0.snapshot.framesDropped += count } }
 
-    /// One frame published at `now`, converted in `conversion`, with its reading of the white
-    /// reference.
-    func recordFrame(
-        conversion: Duration, at now: ContinuousClock.Instant, colorimetry: Colorimetry, reference: ReferenceReading? = nil
-    ) {
+    /// One frame published at `now`, converted in `conversion`.
+    func recordFrame(conversion: Duration, at now: ContinuousClock.Instant, colorimetry: Colorimetry) {
         conversionHistogram?.record(duration: conversion)
         let conversionSeconds = conversion.inSeconds
         state.withLock { state in
             state.snapshot.framesCaptured += 1
             state.snapshot.colorimetry = colorimetry
-            state.snapshot.reference = reference
             if state.conversionTimes.count < Self.window {
                 state.conversionTimes.append(conversionSeconds)
                 state.publishTimes.append(now)

@@ -1,7 +1,7 @@
 import Eyedropper
 
 /// What is known about one published frame; its pixels stay in `LatestFrame`.
-public struct FrameInfo: Hashable, Sendable {
+public struct FrameInfo: Sendable {
     /// 0 for the first frame published since the server started.
     public let number: Int
     /// Seconds: the driver's for a camera, from the frame rate otherwise.
@@ -10,16 +10,32 @@ public struct FrameInfo: Hashable, Sendable {
     public let height: Int
     /// What the frame was converted with.
     public let colorimetry: Colorimetry
-    /// The colours at the configured points: one `SampleJSON` object.
-    public let samplesJSON: String
+    /// The settings the frame was read with, and their generation: a request about this frame
+    /// reads it with them, whatever was applied since.
+    let generation: Int
+    let settings: ServeSettings
+    /// The reading at the configured points.
+    let reading: ServedReading?
 
-    package init(number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry, samplesJSON: String) {
+    /// A frame read with no settings and at no points: for a store alone.
+    package init(number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry) {
+        self.init(
+            number: number, timestamp: timestamp, width: width, height: height, colorimetry: colorimetry, generation: 0,
+            settings: .none, reading: nil)
+    }
+
+    init(
+        number: Int, timestamp: Double, width: Int, height: Int, colorimetry: Colorimetry, generation: Int,
+        settings: ServeSettings, reading: ServedReading?
+    ) {
         self.number = number
         self.timestamp = timestamp
         self.width = width
         self.height = height
         self.colorimetry = colorimetry
-        self.samplesJSON = samplesJSON
+        self.generation = generation
+        self.settings = settings
+        self.reading = reading
     }
 }
 
@@ -145,7 +161,7 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
     package func fail(_ reason: String) { state.withLock { $0.failure = reason } }
 
     /// Waits until there is a frame newer than frame `number` (-1: any frame) and returns it; nil
-    /// once the store is closed or the waiting task is cancelled.
+    /// once the store is closed with none newer, or the waiting task is cancelled.
     package func frame(after number: Int) async -> FrameInfo? {
         let id = state.withLock { state in
             state.nextWaiter += 1
@@ -154,10 +170,11 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready: FrameInfo?? = state.withLock { state in
-                    if state.closed || Task.isCancelled { return .some(nil) }
+                    if Task.isCancelled { return .some(nil) }
                     if let newest = state.newest, let info = state.slots[newest].info, info.number > number {
                         return .some(info)
                     }
+                    if state.closed { return .some(nil) }
                     state.waiters[id] = continuation
                     return .none
                 }
@@ -181,7 +198,8 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
         }
     }
 
-    /// Ends every wait, now and later: the server is shutting down.
+    /// Ends every wait, now and later, once the newest frame is taken: the server is shutting
+    /// down.
     package func close() {
         let waiters = state.withLock { state in
             state.closed = true
@@ -189,5 +207,21 @@ package final class LatestFrame<Payload: AnyObject>: Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
+    /// Takes waits again after `close`: for a test's server that ended its streams and goes on.
+    package func reopen() { state.withLock { $0.closed = false } }
+}
+
+extension LatestFrame {
+    /// A published frame read with settings of `generation` or a later one: the newest if it is,
+    /// else the next such; nil when none is published by `deadline` (or the store closes).
+    func frame(ofGeneration generation: Int, until deadline: ContinuousClock.Instant) async -> FrameInfo? {
+        var info = newest
+        while true {
+            if let info, info.generation >= generation { return info }
+            guard let next = await frame(after: info?.number ?? -1, until: deadline) else { return nil }
+            info = next
+        }
     }
 }

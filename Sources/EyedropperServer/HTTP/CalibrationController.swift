@@ -7,11 +7,11 @@ import Hummingbird
 
 /// `calibration` (POST): a profile fitted to the ColorChecker in the next frames, as `eyedropper
 /// calibrate` fits one with no corners, written into `--profile-dir`; and `profile` (PUT): one of
-/// the profiles there applied to every frame from the next on. The page's calibrate mode is these
-/// two and the chart endpoint.
+/// the profiles there applied to every frame from the next on, answered once a frame is read
+/// with it. The page's calibrate mode is these two and the chart endpoint.
 struct CalibrationController: Sendable {
     let configuration: ServeConfiguration
-    let profile: ServedProfile
+    let settings: LiveSettings
     let frames: ServedFrames
     let work: BlockingWork
     /// Whether a fit is under way: one at a time, as each holds a blocking-work thread for a
@@ -20,14 +20,15 @@ struct CalibrationController: Sendable {
 
     /// Frames a fit may be asked to average.
     static let frameRange = 1...60
-    /// How long a fit waits for each next frame before it gives up.
-    static let frameWait = Duration.seconds(5)
+    /// How long a fit waits for each next frame before it gives up, and a profile applied waits
+    /// for the first frame read with it before it answers 202: `ServeConfiguration.frameWait`.
+    var frameWait: Duration { configuration.frameWait }
     /// A request body larger than this is refused: it names one file.
     static let maximumBody = 4096
 
-    init(configuration: ServeConfiguration, profile: ServedProfile, frames: ServedFrames, work: BlockingWork) {
+    init(configuration: ServeConfiguration, settings: LiveSettings, frames: ServedFrames, work: BlockingWork) {
         self.configuration = configuration
-        self.profile = profile
+        self.settings = settings
         self.frames = frames
         self.work = work
     }
@@ -56,14 +57,14 @@ struct CalibrationController: Sendable {
         defer { fitting.withLock { $0 = false } }
 
         // With --white-reference, the profile records how the camera saw that patch too.
-        let whitePoint = (profile.settings ?? configuration.calibration)?.reference?.point
+        let whitePoint = settings.settings.options.reference?.point
         let read = Locked(ChartRead(reference: configuration.chartReference, whiteReference: whitePoint))
         let frames = self.frames
         var last = -1
         while read.withLock({ $0.frames }) < count {
-            guard await frames.frame(after: last, until: .now + Self.frameWait) != nil else {
+            guard await frames.frame(after: last, until: .now + frameWait) != nil else {
                 try frames.requireSource()
-                throw CalibrationFailure.stalled(read: read.withLock { $0.frames }, of: count)
+                throw CalibrationFailure.stalled(read: read.withLock { $0.frames }, of: count, within: frameWait)
             }
             // The newest frame, which may be newer than the one waited for: each is read once.
             let previous = last
@@ -102,9 +103,12 @@ struct CalibrationController: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(string: fitted)))
     }
 
-    /// `{"name": "FILE.json"}`: that profile of the directory, from the next frame on; answers it
-    /// as the status will show it.
-    private func apply(_ request: Request) async throws -> AppliedProfile {
+    /// `{"name": "FILE.json"}`: that profile of the directory, from the next frame on, the
+    /// target, white reference and the rest as they are configured now. Answers it as the status
+    /// shows it, with the settings' new generation, once a frame read with it is published (200,
+    /// and that frame's number: every reading from then on is the new profile's), or when none
+    /// came within `frameWait` (202: readings will name the generation when they come).
+    private func apply(_ request: Request) async throws -> Response {
         _ = try QueryString(request.uri.query, allowed: [])
         let body = try await request.body.collect(upTo: Self.maximumBody)
         guard let directory = configuration.profileDirectory else { throw CalibrationFailure.noDirectory }
@@ -123,16 +127,15 @@ struct CalibrationController: Sendable {
                 throw CalibrationFailure.unreadable(error)
             }
         }
-        // The reference asked for now (a reload may have changed it); a profile that cannot take
-        // it is applied all the same, without the reference, and the status says why.
-        let served = profile.settings ?? configuration.calibration
-        let settings = ServeConfiguration.CalibrationSettings(
-            profile: loaded, path: path, target: configuration.calibration?.target, reference: served?.reference)
-        profile.replace(with: settings)
-        let warnings = frames.withNewest { info, _ in
-            loaded.mismatches(colorimetry: info.colorimetry, width: info.width, height: info.height)
-        }
-        return AppliedProfile(profile: StatusReport.Profile(settings, warnings: warnings ?? []))
+        // A profile that cannot take the white reference asked for is applied all the same,
+        // without it, and the status says why.
+        let applied = ServeSettings.LoadedProfile(profile: loaded, path: path)
+        let (generation, _) = settings.replace { ($0.applying(applied), ()) }
+        let first = await frames.frame(ofGeneration: generation, until: .now + frameWait)
+        let warnings = first.map { loaded.mismatches(colorimetry: $0.colorimetry, width: $0.width, height: $0.height) } ?? []
+        let answer = AppliedProfile(
+            profile: StatusReport.Profile(applied, warnings: warnings), generation: generation, frame: first?.number)
+        return try APIJSONEncoder.response(answer, status: first == nil ? .accepted : .ok)
     }
 
     private static func model(_ text: String?) throws(QueryParameterError) -> CorrectionModel? {
@@ -169,16 +172,30 @@ private struct ProfileChoice: Decodable {
     let name: String
 }
 
-/// `PUT /api/v1/profile`'s answer: the profile applied, as the status shows it.
-struct AppliedProfile: ResponseEncodable {
+/// `PUT /api/v1/profile`'s answer: the profile applied, as the status shows it, the settings'
+/// generation that applied it (readings made with it say `"profile":{"file":..,"generation":N}`),
+/// and the first frame read with it, null when none was within the wait.
+struct AppliedProfile: Encodable {
     let profile: StatusReport.Profile
+    let generation: Int
+    let frame: Int?
+
+    enum CodingKeys: String, CodingKey { case profile, generation, frame }
+
+    /// `frame` as null rather than absent: its place is part of the answer's shape.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(profile, forKey: .profile)
+        try container.encode(generation, forKey: .generation)
+        try container.encode(frame, forKey: .frame)
+    }
 }
 
 extension StatusReport.Profile {
-    init(_ settings: ServeConfiguration.CalibrationSettings, warnings: [String]) {
-        let profile = settings.profile
+    init(_ served: ServeSettings.LoadedProfile, warnings: [String]) {
+        let profile = served.profile
         self.init(
-            path: settings.path, created: profile.created, model: profile.report.model, matrix: profile.colorimetry.matrix,
+            path: served.path, created: profile.created, model: profile.report.model, matrix: profile.colorimetry.matrix,
             range: profile.colorimetry.range, width: profile.width, height: profile.height, warnings: warnings)
     }
 }
@@ -195,7 +212,7 @@ enum CalibrationFailure: JSONResponseError {
     /// The patches read cannot be fitted (too many left out, a degenerate fit): 409 too.
     case fit(CalibrationError)
     /// No new frame came in time: 503.
-    case stalled(read: Int, of: Int)
+    case stalled(read: Int, of: Int, within: Duration)
     /// The profile could not be written into the directory: 500.
     case write(FileWriteError)
     /// The body is not `{"name": "FILE.json"}`: 400.
@@ -222,8 +239,8 @@ enum CalibrationFailure: JSONResponseError {
         case .busy: "a calibration is under way: wait for its answer"
         case let .chart(error): error.description
         case let .fit(error): error.description
-        case let .stalled(read, count):
-            "no new frame came within \(CalibrationController.frameWait.components.seconds) s after \(read) of \(count) frames: is the source still running?"
+        case let .stalled(read, count, wait):
+            "no new frame came within \(wait.inSeconds == wait.inSeconds.rounded() ? "\(Int(wait.inSeconds))" : DecimalText.fixed(wait.inSeconds, 2)) s after \(read) of \(count) frames: is the source still running?"
         case let .write(error): "cannot write the profile: \(error.description)"
         case .malformedBody:
             #"the body must be a JSON object naming a profile of the directory, e.g. {"name": "2026-11-25T19-40-00Z.json"}"#

@@ -18,10 +18,15 @@ struct ServeRequestContext: RequestContext {
 /// command line prints too (the controls listing) are written as text by their controllers.
 struct APIJSONEncoder: ResponseEncoder {
     func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        try Self.response(value)
+    }
+
+    /// `value` as the API writes it, answered with `status`.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return Response(
-            status: .ok, headers: [.contentType: "application/json"],
+            status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 }

@@ -6,7 +6,7 @@ import Hummingbird
 /// The capture's figures: `/api/v1/status` as JSON and `/metrics` in Prometheus' text format.
 struct StatusController: Sendable {
     let configuration: ServeConfiguration
-    let profile: ServedProfile
+    let settings: LiveSettings
     let frames: ServedFrames
     let statistics: CaptureStatistics
     let jpeg: JPEGCache
@@ -29,12 +29,13 @@ struct StatusController: Sendable {
 
     private func status(_ request: Request) throws -> StatusReport {
         _ = try QueryString(request.uri.query, allowed: [])
+        let (generation, settings) = settings.current
         return StatusReport(
             source: configuration.source.source.description, failure: frames.failure, capture: statistics.snapshot(),
             framesEncoded: jpeg.framesEncoded, streamClients: streams.count,
             stalledStreamsClosed: connections.stalledStreamsClosed, headerTimeouts: connections.headerTimeouts,
             points: configuration.points,
-            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], calibration: profile.settings,
-            palette: configuration.palette, outputs: outputs, reload: reloads.withLock { $0 })
+            controls: controls?.settings ?? [], controlWarnings: controls?.warnings ?? [], settings: settings,
+            generation: generation, last: frames.newest, outputs: outputs, reload: reloads.withLock { $0 })
     }
 }

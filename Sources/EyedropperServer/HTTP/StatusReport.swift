@@ -30,6 +30,9 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
     /// conversion takes a few microseconds: to the microsecond would leave one digit).
     let conversionMilliseconds: Percentiles?
     let streamClients: Int
+    /// The settings' generation: 0 from the start, one more at each reload or profile applied
+    /// from the page. Readings made with it or later name it (`"profile":{..,"generation":N}`).
+    let generation: Int
     // For the page and for scripts that watch a camera's settings:
     /// The `--at` points, `[x, y]` each: where the event stream samples.
     let points: [[Double]]
@@ -137,7 +140,6 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
             case .failure:
                 (recorded, lab) = (nil, nil)
             }
-            // A reading of another profile's reference (the frame before a change) is not this one's.
             let reading = (try? reference.get()) == nil ? nil : last
             deltaE = reading.flatMap { $0.deltaE.isFinite ? ($0.deltaE * 100).rounded() / 100 : nil }
             gains = reading.map { [$0.gains.x, $0.gains.y, $0.gains.z].map { ($0 * 10000).rounded() / 10000 } }
@@ -187,16 +189,20 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
         let tolerance: Double
     }
 
+    /// `settings` are those in use (generation `generation`); `last` the newest frame's reading,
+    /// whose reference is shown when it was read with them.
     init(
         source: String, failure: String?, capture: CaptureStatistics.Snapshot, framesEncoded: Int, streamClients: Int,
         stalledStreamsClosed: Int, headerTimeouts: Int, points: [SamplePoint], controls: [ControlSetting], controlWarnings: [String],
-        calibration: ServeConfiguration.CalibrationSettings?, palette: PaletteSettings? = nil,
-        outputs: SampleOutputs? = nil, reload: ReloadReport? = nil
+        settings: ServeSettings, generation: Int = 0, last: FrameInfo? = nil, outputs: SampleOutputs? = nil,
+        reload: ReloadReport? = nil
     ) {
-        self.palette = palette.map {
+        let profile = settings.profile
+        self.generation = generation
+        self.palette = settings.palette.map {
             PaletteStatus(
                 path: $0.palette.path ?? "", entries: $0.palette.count, colours: $0.palette.colourCount,
-                of: calibration == nil ? "camera" : "calibrated", maxDeltaE: $0.maxDeltaE)
+                of: profile == nil ? "camera" : "calibrated", maxDeltaE: $0.maxDeltaE)
         }
         self.reload = reload
         mqtt = outputs?.mqtt?.status
@@ -224,17 +230,17 @@ struct StatusReport: Codable, Hashable, Sendable, ResponseEncodable {
         self.points = points.map { [$0.x, $0.y] }
         self.controls = Dictionary(controls.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         self.controlWarnings = controlWarnings
-        profile = calibration.map { Profile($0, warnings: capture.profileWarnings) }
-        target = calibration?.target.map { target in
+        self.profile = profile.map { Profile($0, warnings: capture.profileWarnings) }
+        target = settings.target.map { target in
             let lab = target.lab
             return Target(
                 lab: [lab.l, lab.a, lab.b].map { ($0 * 100).rounded() / 100 },
                 hex: CalibratedColor(xyz: CIEXYZ(lab, white: .d50)).srgb8.hex, tolerance: target.tolerance)
         }
-        reference = calibration.flatMap { settings in
-            settings.reference.flatMap { reference in
-                settings.whiteReference.map { Reference(settings: reference, reference: $0, last: capture.reference) }
-            }
+        // A reading of another generation's reference (the frame before a change) is not this one's.
+        let lastReference = last.flatMap { $0.generation == generation ? $0.reading?.reading.reference : nil }
+        reference = settings.options.reference.flatMap { options in
+            settings.whiteReference.map { Reference(settings: options, reference: $0, last: lastReference) }
         }
     }
 }

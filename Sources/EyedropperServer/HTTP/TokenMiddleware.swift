@@ -8,7 +8,8 @@ import Hummingbird
 /// (an identity per request, for users), parses `Bearer` case-sensitively, and its 401 carries
 /// neither this API's JSON body nor `WWW-Authenticate`. One shared token needs one comparison.
 struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: ServedToken
+    /// Whose token, as a reload replaces it.
+    let settings: LiveSettings
 
     /// The routes open to anyone: `/healthz`, for whatever watches that the service is up, and
     /// the page, which a browser navigating to it cannot send a header for and which is the same
@@ -22,7 +23,7 @@ struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         let authorization = request.headers[.authorization]
-        guard token.current.authorizes(authorization) else {
+        guard settings.settings.token?.authorizes(authorization) == true else {
             throw Unauthorized(tokenGiven: authorization != nil)
         }
         return try await next(request, context)

@@ -50,13 +50,17 @@ final class ServerMetrics: Sendable {
 
     /// With --osc: the bundles sent, and those the system would not take.
     private let osc: (sent: Prometheus.Counter, failed: Prometheus.Counter)?
-    /// With --white-reference: the last frame's drift, gains per channel, and whether it was applied.
-    private let reference: (drift: Prometheus.Gauge, gains: [Prometheus.Gauge], applied: Prometheus.Gauge)?
+    /// While a white reference is served: the last frame's drift, gains per channel, and whether
+    /// it was applied. Made at the first scrape with one, taken away at the first without (a
+    /// reload or the page may add or remove it); under `scraping`.
+    private nonisolated(unsafe) var reference: ReferenceGauges?
+    private struct ReferenceGauges {
+        let drift: Prometheus.Gauge
+        let gains: [Prometheus.Gauge]
+        let applied: Prometheus.Gauge
+    }
 
-    init(
-        version: String = EyedropperServer.version, mqtt publishing: Bool = false, osc sending: Bool = false,
-        reference correcting: Bool = false
-    ) {
+    init(version: String = EyedropperServer.version, mqtt publishing: Bool = false, osc sending: Bool = false) {
         factory = PrometheusMetricsFactory(registry: registry)
         func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "eyedropper", metricName: name, unitName: unit, helpText: help)
@@ -98,28 +102,6 @@ final class ServerMetrics: Sendable {
                 failed: registry.makeCounter(
                     descriptor: name(
                         "osc_failed", "total", "OSC bundles the system would not send (nothing listening, a full buffer); dropped."))
-            )
-        reference =
-            !correcting
-            ? nil
-            : (
-                drift: registry.makeGauge(
-                    descriptor: name(
-                        "reference_drift_delta_e", "",
-                        "CIEDE2000 of the white reference in the last frame from what it read at calibration: how far the light moved (NaN before a frame or without the reference)."
-                    )),
-                gains: ["r", "g", "b"].map { [registry] channel in
-                    registry.makeGauge(
-                        descriptor: name(
-                            "reference_gain", "",
-                            "The white reference's correction in the last frame, per channel (camera RGB with --reference-model diagonal, Bradford's cones with bradford); 1 when not applied."
-                        ), labels: [("channel", channel)])
-                },
-                applied: registry.makeGauge(
-                    descriptor: name(
-                        "reference_applied", "",
-                        "1 when the last frame's readings were corrected by the white reference, 0 when not (clipped, covered, dark, implausible, none)."
-                    ))
             )
         residentMemory = registry.makeGauge(descriptor: name("process_resident_memory", "bytes", "Resident memory of this process."))
         registry.makeGauge(descriptor: name("process_start_time", "seconds", "When this process started, in seconds since 1970."))
@@ -173,16 +155,45 @@ final class ServerMetrics: Sendable {
                     counter.increment(by: Int64(value))
                 }
             }
-            if let reference, let figures = status.reference {
-                reference.drift.set(to: figures.deltaE ?? .nan)
-                for (gauge, gain) in zip(reference.gains, figures.gains ?? [1, 1, 1]) { gauge.set(to: gain) }
-                reference.applied.set(to: figures.applied ? 1 : 0)
+            if let figures = status.reference {
+                let gauges = reference ?? makeReferenceGauges()
+                reference = gauges
+                gauges.drift.set(to: figures.deltaE ?? .nan)
+                for (gauge, gain) in zip(gauges.gains, figures.gains ?? [1, 1, 1]) { gauge.set(to: gain) }
+                gauges.applied.set(to: figures.applied ? 1 : 0)
+            } else if let gauges = reference {
+                for gauge in [gauges.drift, gauges.applied] + gauges.gains { registry.unregisterGauge(gauge) }
+                reference = nil
             }
             frameRate.set(to: status.frameRate)
             streamClients.set(to: Double(status.streamClients))
             if let bytes = Self.residentBytes { residentMemory.set(to: bytes) }
             return registry.emitToString()
         }
+    }
+
+    private func makeReferenceGauges() -> ReferenceGauges {
+        func name(_ name: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: "eyedropper", metricName: name, unitName: "", helpText: help)
+        }
+        return ReferenceGauges(
+            drift: registry.makeGauge(
+                descriptor: name(
+                    "reference_drift_delta_e",
+                    "CIEDE2000 of the white reference in the last frame from what it read at calibration: how far the light moved (NaN before a frame or without the reference)."
+                )),
+            gains: ["r", "g", "b"].map { channel in
+                registry.makeGauge(
+                    descriptor: name(
+                        "reference_gain",
+                        "The white reference's correction in the last frame, per channel (camera RGB with --reference-model diagonal, Bradford's cones with bradford); 1 when not applied."
+                    ), labels: [("channel", channel)])
+            },
+            applied: registry.makeGauge(
+                descriptor: name(
+                    "reference_applied",
+                    "1 when the last frame's readings were corrected by the white reference, 0 when not (clipped, covered, dark, implausible, none)."
+                )))
     }
 
     /// Resident pages times the page size, from /proc/self/statm; nil where there is none.

@@ -193,7 +193,10 @@ $("apply-profile").addEventListener("click", async () => {
     }
     $("apply-profile").disabled = true;
     $("apply-profile").textContent = "In use";
-    note.textContent = `every reading is calibrated with ${body.profile.path} from now on`;
+    // Answered once a frame was read with it (or, with no frame within 5 s, 202 and no frame).
+    note.textContent = body.frame === null
+      ? `${body.profile.path} is applied, but no frame has come since: readings made with it will say generation ${body.generation}`
+      : `every reading is calibrated with ${body.profile.path} from frame ${body.frame} on`;
     loadStatus();
   } catch (error) {
     note.textContent = "the server did not answer";
