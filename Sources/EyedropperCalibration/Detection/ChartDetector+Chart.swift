@@ -66,8 +66,8 @@ extension ChartDetector {
 
     /// The patch's side over the step, from the squares seen: the square root of the median
     /// of their areas over their grid cells'. A ColorChecker Classic's is 0.86 (38 mm on 44 mm),
-    /// a Classic Mini's less. The regions stop short of the blurred edges, so this reads a
-    /// little under the printed size.
+    /// a Classic Mini's less. The regions stop short of the blurred edges, so this still reads
+    /// a little under the printed size.
     private func measuredPatchFraction(grid index: Int, placement: Placement, map: Projective) -> Double {
         var n = 0
         for k in 0..<grids[index].count {
@@ -80,7 +80,10 @@ extension ChartDetector {
             let dv = map.map(from + SIMD2(0, 0.5)) - map.map(from - SIMD2(0, 0.5))
             let cell = abs(cross(du, dv))
             guard cell > 0 else { continue }
-            sorted[n] = candidates[Int(m.candidate)].area / cell
+            // A region stops a pixel short of each edge (its level's pixel): the side it had.
+            let candidate = candidates[Int(m.candidate)]
+            let side = candidate.area.squareRoot() + 2 * candidate.scale
+            sorted[n] = side * side / cell
             n += 1
         }
         guard n > 0 else { return Self.patchFraction }

@@ -100,30 +100,54 @@ extension ChartDetector {
             let d = abs(Int32(a[0]) - Int32(b[0])) + abs(Int32(a[1]) - Int32(b[1])) + abs(Int32(a[2]) - Int32(b[2]))
             return d < threshold
         }
-        // A pixel joins a neighbour only when it is also close to the pixel beyond it: on a
+        // Two neighbours join only when each is also close to the pixel beyond the other: on a
         // blurred edge every step may be small, but two steps are twice one, so the ramp from a
         // patch into the chart's dark gap does not join them (noise between pixels two apart is
-        // no larger than between neighbours).
+        // no larger than between neighbours). Checked on both sides of the pair, so a region
+        // loses its edge pixels evenly all round and its centre stays put. Each check of pixels
+        // two apart serves two pairs: the one after the pair it is worked out for is the one
+        // before the next pair (carried along a row; down a column, kept a row at a time in
+        // `sizes`, unused until the count below).
+        @inline(__always) func joins(_ p: UnsafePointer<UInt8>, _ q: UnsafePointer<UInt8>, _ step: Int, before: Bool, after: Bool)
+            -> Bool
+        {
+            close(p, q) && (!before || close(p, q - step)) && (!after || close(p + step, q))
+        }
         // The first row: joins to the left only.
         labels[0] = 0
         for x in 1..<max(1, width) {
             let p = rgb + 3 * x
-            labels[x] = close(p, p - 3) && (x < 2 || close(p, p - 6)) ? find(Int32(x - 1)) : Int32(x)
+            labels[x] = joins(p, p - 3, 3, before: x >= 2, after: x + 1 < width) ? find(Int32(x - 1)) : Int32(x)
         }
         let stride = 3 * width
+        // farAbove[x]: pixel x of this row is close to pixel x two rows up (1 where there is none).
+        let farAbove = sizes
+        for x in 0..<width { farAbove[x] = 1 }
         for y in 1..<max(1, height) {
             let rowStart = y * width
             var p = rgb + 3 * rowStart
-            let twoUp = y >= 2
+            let below = y + 1 < height
+            // The pair (p, the pixel above): the far pixel on each side; the one below is the next
+            // row's far pixel above.
+            @inline(__always) func joinsUp(_ p: UnsafePointer<UInt8>, _ x: Int) -> Bool {
+                let beyondAbove = farAbove[x] != 0
+                let beyondBelow = !below || close(p + stride, p - stride)
+                farAbove[x] = beyondBelow ? 1 : 0
+                return beyondAbove && beyondBelow && close(p, p - stride)
+            }
             // The first pixel of a row: joins upwards only.
-            labels[rowStart] =
-                close(p, p - stride) && (!twoUp || close(p, p - 2 * stride)) ? find(Int32(rowStart - width)) : Int32(rowStart)
+            labels[rowStart] = joinsUp(p, 0) ? find(Int32(rowStart - width)) : Int32(rowStart)
             p += 3
+            // Pixel x close to pixel x - 2 (true for x = 1, which has none).
+            var farLeft = true
             for index in (rowStart + 1)..<(rowStart + width) {
                 var root = Int32(index)
-                let left = close(p, p - 3) && (index - rowStart < 2 || close(p, p - 6))
+                let x = index - rowStart
+                let farRight = x + 1 >= width || close(p + 3, p - 3)
+                let left = farLeft && farRight && close(p, p - 3)
+                farLeft = farRight
                 if left { root = find(Int32(index - 1)) }
-                if close(p, p - stride) && (!twoUp || close(p, p - 2 * stride)) {
+                if joinsUp(p, x) {
                     let up = labels[index - width] == labels[index - 1] && left ? root : find(Int32(index - width))
                     if !left {
                         root = up
@@ -171,6 +195,8 @@ extension ChartDetector {
         var area: Double
         /// The grid it belongs to, or -1.
         var grid: Int32
+        /// The side of a pixel of the level it was found at, in pixels of the frame.
+        var scale: Double
     }
 
     /// The smallest patch looked for, in pixels of a level: about 8 x 8.
@@ -231,7 +257,7 @@ extension ChartDetector {
                 let below = self.labels[finer.offset + y * finer.width + x]
                 if self.candidateOfRegion[finer.offset + Int(-below - 1)] >= 0 { continue }
             }
-            candidates.append(Candidate(center: center * scale, area: Double(m.n) * scale * scale, grid: -1))
+            candidates.append(Candidate(center: center * scale, area: Double(m.n) * scale * scale, grid: -1, scale: scale))
         }
     }
 
