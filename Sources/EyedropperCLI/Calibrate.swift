@@ -131,7 +131,10 @@ struct Calibrate: ParsableCommand {
         let progress = isatty(STDERR_FILENO) != 0
         try input.forEachFrame(configuration, limit: frames, done: "read") { frame, _ in
             try read.add(frame)
-            if read.frames == 1, let chart = read.chart { StandardError.writeLine(Self.foundLine(chart)) }
+            if read.frames == 1, let chart = read.chart {
+                StandardError.writeLine(Self.foundLine(chart))
+                for warning in chart.warnings { StandardError.writeLine("eyedropper: warning: \(warning)") }
+            }
             if picture != nil, firstFrame == nil {
                 firstFrame = try frame.withRGB24(with: read.sampler) {
                     RGBImage(width: $0.width, height: $0.height, pixels: Array($0.bytes))
@@ -216,6 +219,7 @@ struct Calibrate: ParsableCommand {
         return
             "found the ColorChecker centred at \(DecimalText.fixed(x, 3)),\(DecimalText.fixed(y, 3)), patches \(Int(chart.pitch.rounded())) pixels apart"
             + (chart.mirrored ? ", seen in a mirror" : "") + ", confidence \(DecimalText.fixed(chart.confidence, 2))"
+            + (chart.hiddenNumbers.isEmpty ? "" : ", \(24 - chart.hiddenNumbers.count) of 24 patches seen")
     }
 
     /// The frame with the windows read, over the reference and corrected colour of each patch.

@@ -67,12 +67,14 @@ public struct Calibration: Sendable {
     public static let minimumPatches = 8
 
     /// Calibrates from the 24 patch readings (patch 1 first): with `model`, or the model whose
-    /// leave-one-out error is least when it is nil.
-    public init(readings: [PatchStatistics], reference: ChartReference = .colorChecker2014, model: CorrectionModel? = nil)
-        throws(CalibrationError)
-    {
+    /// leave-one-out error is least when it is nil. `hidden`: patches (0-based) not seen, with
+    /// why (covered, beyond the frame), left out of the fit as a clipped patch is.
+    public init(
+        readings: [PatchStatistics], reference: ChartReference = .colorChecker2014, model: CorrectionModel? = nil,
+        hidden: [Int: String] = [:]
+    ) throws(CalibrationError) {
         precondition(readings.count == ChartReference.patchCount, "\(readings.count) readings for a 24-patch chart")
-        let excluded = Self.screen(readings)
+        let excluded = Self.screen(readings).merging(hidden) { _, hidden in hidden }
         let used = (0..<readings.count).filter { excluded[$0] == nil }
         guard used.count >= Self.minimumPatches else { throw .tooFewPatches(used: used.count, excluded: excluded) }
         let problem = FitProblem(readings: readings, reference: reference)

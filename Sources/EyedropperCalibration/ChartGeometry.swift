@@ -23,7 +23,14 @@ public struct ChartGeometry: Hashable, Sendable {
     public init(corners: [SamplePoint], width: Int, height: Int) throws(ChartGeometryError) {
         guard corners.count == 4 else { throw .cornerCount(corners.count) }
         // Pixels, so that "convex" and the pitch mean what they look like in a non-square frame.
-        let points = corners.map { SIMD2($0.x * Double(width), $0.y * Double(height)) }
+        try self.init(pixelCorners: corners.map { SIMD2($0.x * Double(width), $0.y * Double(height)) }, width: width, height: height)
+    }
+
+    /// The geometry through corner patches centred at `points`, in pixels; a corner may lie
+    /// beyond the frame (a found chart with a corner patch cut off), and then the patches
+    /// beyond it too: their centres and outlines are given clamped to the frame's edge, and
+    /// `corners` as well.
+    private init(pixelCorners points: [SIMD2<Double>], width: Int, height: Int) throws(ChartGeometryError) {
         try Self.checkConvex(points)
         let columns = Double(ChartReference.columns - 1), rows = Double(ChartReference.rows - 1)
         guard
@@ -34,8 +41,9 @@ public struct ChartGeometry: Hashable, Sendable {
         for index in 0..<ChartReference.patchCount {
             let grid = SIMD2(Double(index % ChartReference.columns), Double(index / ChartReference.columns))
             let pixel = homography.map(grid)
-            // Every centre lies inside the corners' quadrilateral, so inside the frame: the clamp
-            // only absorbs rounding at a corner given as exactly 0 or 1.
+            // Every centre lies inside the corners' quadrilateral, so inside the frame when the
+            // corners are: the clamp absorbs rounding at a corner given as exactly 0 or 1, and
+            // puts a hidden patch beyond the frame on its edge.
             let x = min(max(pixel.x / Double(width), 0), 1), y = min(max(pixel.y / Double(height), 0), 1)
             centers.append(try! SamplePoint(x: x, y: y))
             pixels.append(pixel)
@@ -58,7 +66,9 @@ public struct ChartGeometry: Hashable, Sendable {
                     try! SamplePoint(x: min(max(pixel.x / Double(width), 0), 1), y: min(max(pixel.y / Double(height), 0), 1)))
             }
         }
-        self.corners = corners
+        self.corners = points.map { p in
+            try! SamplePoint(x: min(max(p.x / Double(width), 0), 1), y: min(max(p.y / Double(height), 0), 1))
+        }
         self.centers = centers
         self.pitch = pitch
         self.patchCorners = outlines
@@ -67,12 +77,7 @@ public struct ChartGeometry: Hashable, Sendable {
     /// The geometry of a chart the detector found: through the centres of its corner patches,
     /// which give the same perspective map as all 24 (a homography is fixed by four points).
     public init(detected chart: DetectedChart) throws(ChartGeometryError) {
-        let width = Double(chart.width), height = Double(chart.height)
-        let corners = [0, 5, 23, 18].map { index in
-            let p = chart.centers[index]
-            return try! SamplePoint(x: min(max(p.x / width, 0), 1), y: min(max(p.y / height, 0), 1))
-        }
-        try self.init(corners: corners, width: chart.width, height: chart.height)
+        try self.init(pixelCorners: [0, 5, 23, 18].map { chart.centers[$0] }, width: chart.width, height: chart.height)
     }
 
     /// A sampling radius that keeps each (2r + 1)^2 window well inside its patch: a fifth of the

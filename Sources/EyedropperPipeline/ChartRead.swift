@@ -67,6 +67,11 @@ public struct ChartRead {
             if let first = chart {
                 try Self.checkStill(found, first: first, number: number)
             } else {
+                // A chart whose colours are not the reference's would teach the camera wrong
+                // colours: only with that chart's own (`--reference`).
+                if found.colorDifference > DetectedChart.looseColors && reference == .colorChecker2014 {
+                    throw .colorsNotReference(difference: found.colorDifference)
+                }
                 chart = found
             }
         }
@@ -104,7 +109,16 @@ public struct ChartRead {
         var means: [ColorSample] = []
         block.samples(into: &means)
         let white = whiteReference == nil ? nil : means.removeLast()
-        let calibration = try Calibration(readings: means.map(\.statistics), reference: reference, model: model)
+        var hidden: [Int: String] = [:]
+        if let chart {
+            for patch in 0..<ChartReference.patchCount where !chart.visible[patch] {
+                hidden[patch] =
+                    chart.outside[patch]
+                    ? "hidden: beyond the frame's edge" : "hidden: covered or glaring where the chart was found"
+            }
+        }
+        let calibration = try Calibration(
+            readings: means.map(\.statistics), reference: reference, model: model, hidden: hidden)
         let report = CalibrationReport(calibration, geometry: geometry, radius: radius, frames: block.frames, modelAsked: model != nil)
         var profile = CameraProfile(
             calibration: calibration, report: report, colorimetry: colorimetry, width: size.width, height: size.height,
@@ -134,6 +148,9 @@ public struct ChartFit {
 public enum ChartReadError: Error, Sendable, CustomStringConvertible {
     /// Frame `frame` (from 1) shows no chart, two, or one not sure enough.
     case notFound(frame: Int, ChartDetectionFailure)
+    /// The chart found has colours that do not fit the published reference (median CIEDE2000
+    /// `difference` after the best 3x3), and no reference of its own was given.
+    case colorsNotReference(difference: Double)
     /// The chart in frame `frame` is `pixels` from where the first frame had it.
     case moved(frame: Int, pixels: Double, step: Double)
     /// A frame's size or colorimetry is not the first frame's.
@@ -147,6 +164,8 @@ public enum ChartReadError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notFound(frame, failure): "frame \(frame): \(failure)"
+        case let .colorsNotReference(difference):
+            "the chart's colours are not the ColorChecker's (median ΔE00 \(DecimalText.fixed(difference, 1)) from the published values after the best 3x3, over \(DecimalText.fixed(DetectedChart.looseColors, 0)) for this): a printed copy, a chart on a screen or a faded chart would teach the camera wrong colours; give that chart's own measured colours with --reference FILE"
         case let .moved(frame, pixels, step):
             "frame \(frame): the chart moved \(DecimalText.fixed(pixels, 1)) pixels since frame 1 (a patch step is \(DecimalText.fixed(step, 1))): hold it still (a stand or a clamp), or give --frames 1"
         case .frameChanged: "the frames changed size or colorimetry while the chart was read: calibrate again"
@@ -160,7 +179,7 @@ public enum ChartReadError: Error, Sendable, CustomStringConvertible {
 extension ChartReadError: ExitStatusError {
     public var exitStatus: Int32 {
         switch self {
-        case .notFound, .moved: 65
+        case .notFound, .moved, .colorsNotReference: 65
         case .frameChanged: 74
         case let .geometry(error): error.exitStatus
         case let .sampling(error): error.exitStatus

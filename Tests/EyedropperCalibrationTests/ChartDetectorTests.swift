@@ -2,6 +2,10 @@ import Eyedropper
 import EyedropperCalibration
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The detector on charts drawn by `ChartDrawing` (their patch centres known exactly), on a
 /// mid-grey frame with noise: every patch where it is, whichever way the chart lies, and a
 /// refusal, never a wrong chart, where there is none, two, or one cut off.
@@ -101,10 +105,25 @@ import Testing
         #expect(error?.reason == "two charts")
     }
 
-    @Test func refusesAChartPartlyOutsideTheFrame() throws {
+    /// A column of 4 patches beyond the frame's right edge: found, those 4 hidden as beyond the
+    /// frame, their centres (beyond 1 in the JSON) from the grid; a detector that clamps them,
+    /// or refuses the chart, fails here.
+    @Test func findsAChartWithAColumnBeyondTheFrame() throws {
         var pixels = Self.frame()
-        // Its right-hand column of patches beyond the frame's edge.
-        let corners = ChartDrawing.corners(center: SIMD2(1180, 360), chartWidth: 420, roll: 0)
+        // 66 px a step: the sixth column's centres at x 1315, the fifth's at 1249.
+        let corners = ChartDrawing.corners(center: SIMD2(1150, 360), chartWidth: 420, roll: 0)
+        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
+        let chart = try Self.detect(pixels)
+        Self.expectCentres(chart, corners, "a column beyond the edge")
+        #expect(chart.hiddenNumbers == [6, 12, 18, 24])
+        #expect(chart.outside == (0..<24).map { $0 % 6 == 5 })
+        #expect(chart.centers[5].x > Double(Self.width))
+    }
+
+    /// Two columns (8 patches) beyond the edge: more than can be hidden; refused as outside.
+    @Test func refusesAChartWithTwoColumnsBeyondTheFrame() throws {
+        var pixels = Self.frame()
+        let corners = ChartDrawing.corners(center: SIMD2(1210, 360), chartWidth: 420, roll: 0)
         ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
         let error = #expect(throws: ChartDetectionFailure.self) { try Self.detect(pixels) }
         #expect(error?.reason == "outside the frame")
@@ -152,5 +171,121 @@ extension ChartDetectorTests {
         let corners = ChartDrawing.corners(center: SIMD2(704, 360), chartWidth: 300, roll: 33, keystone: 0.15)
         ChartDrawing.draw(into: &pixels, width: width, height: height, corners: corners)
         Self.expectCentres(try Self.detect(pixels), corners, "among squares")
+    }
+}
+
+extension ChartDetectorTests {
+    /// Blurs RGB24 `pixels` (a box of 2r + 1, three times: close to a Gaussian of sd r), as a
+    /// lens and a camera's processing soften every edge over several pixels.
+    static func blurred(_ pixels: [UInt8], width: Int, height: Int, radius r: Int) -> [UInt8] {
+        var a = pixels.map(Double.init), b = a
+        for _ in 0..<3 {
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<3 {
+                        var sum = 0.0
+                        for dx in -r...r { sum += a[3 * (y * width + min(width - 1, max(0, x + dx))) + c] }
+                        b[3 * (y * width + x) + c] = sum / Double(2 * r + 1)
+                    }
+                }
+            }
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<3 {
+                        var sum = 0.0
+                        for dy in -r...r { sum += b[3 * (min(height - 1, max(0, y + dy)) * width + x) + c] }
+                        a[3 * (y * width + x) + c] = sum / Double(2 * r + 1)
+                    }
+                }
+            }
+        }
+        return a.map { UInt8($0.rounded()) }
+    }
+
+    /// A chart held up close (its patches 120 pixels across), its edges softened over some 8
+    /// pixels: each step from a patch to the dark gap is under the noise threshold, and a
+    /// detector that joins neighbouring pixels on the frame alone makes the chart one region
+    /// and finds nothing. Found at a coarser level of the pyramid.
+    @Test func findsAChartFillingTheFrameWithSoftEdges() throws {
+        var pixels = Self.frame(noise: 2)
+        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 860, roll: 3, keystone: 0.05)
+        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
+        let soft = Self.blurred(pixels, width: Self.width, height: Self.height, radius: 2)
+        let chart = try Self.detect(soft)
+        Self.expectCentres(chart, corners, "close up, soft")
+        #expect(chart.visibleNumbers.count == 24)
+    }
+
+    /// Five patches under a green blob (a leaf) that runs over their gaps: found, those five
+    /// hidden and every other visible, all 24 centres right. A detector that reads the leaf as
+    /// patches keeps them visible (or fits the leaf and turns the chart), and fails here.
+    @Test func findsAChartWithFivePatchesCovered() throws {
+        var pixels = Self.frame()
+        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 560, roll: 20, keystone: 0.1)
+        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
+        let truth = ChartDrawing.patchCenters(corners: corners)
+        let step = ((truth[1] - truth[0]) * (truth[1] - truth[0])).sum().squareRoot()
+        let covered = [1, 2, 7, 8, 13]
+        Self.cover(&pixels, at: covered.map { truth[$0 - 1] }, radius: 0.62 * step)
+        let chart = try Self.detect(pixels)
+        Self.expectCentres(chart, corners, "five covered")
+        #expect(chart.hiddenNumbers == covered)
+        #expect(!chart.outside.contains(true))
+    }
+
+    /// Seven covered: more than the detector may hide; not given as a chart.
+    @Test func refusesAChartWithSevenPatchesCovered() throws {
+        var pixels = Self.frame()
+        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 560, roll: 20, keystone: 0.1)
+        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
+        let truth = ChartDrawing.patchCenters(corners: corners)
+        let step = ((truth[1] - truth[0]) * (truth[1] - truth[0])).sum().squareRoot()
+        Self.cover(&pixels, at: [1, 2, 3, 7, 8, 9, 13].map { truth[$0 - 1] }, radius: 0.62 * step)
+        #expect(throws: ChartDetectionFailure.self) { try Self.detect(pixels) }
+    }
+
+    /// Discs of leaf green (with a little texture) over `points`.
+    static func cover(_ pixels: inout [UInt8], at points: [SIMD2<Double>], radius: Double) {
+        for y in 0..<height {
+            for x in 0..<width {
+                let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
+                guard points.contains(where: { (($0 - p) * ($0 - p)).sum() < radius * radius }) else { continue }
+                let offset = 3 * (y * width + x), grain = UInt8((x * 7 + y * 13) % 9)
+                (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = (60 + grain, 110 + grain, 40 + grain)
+            }
+        }
+    }
+
+    /// A Classic Mini's patches, 0.76 of the step: found, and its measured patch size is the
+    /// Mini's (the outlines drawn with the Classic's 0.86 would overrun each patch).
+    @Test func findsAClassicMiniAndMeasuresItsPatches() throws {
+        var pixels = Self.frame()
+        let corners = ChartDrawing.corners(center: SIMD2(600, 380), chartWidth: 380, roll: 115, keystone: 0.1)
+        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners, patchFraction: 0.76)
+        let chart = try Self.detect(pixels)
+        Self.expectCentres(chart, corners, "Mini")
+        #expect(abs(chart.patchFraction - 0.76) < 0.04, "patch fraction \(chart.patchFraction)")
+    }
+
+    /// A chart whose colours are far from the reference's (desaturated by half, each colour
+    /// turned 40 degrees one way or the other, as a poor print: no 3x3 takes them back): its
+    /// layout and grey ramp are certain, so it is found, with a colour difference over the
+    /// limit (13 here; 0.1 for the reference's own colours) and a warning saying so.
+    @Test func findsAChartOfOtherColoursAndWarns() throws {
+        var pixels = Self.frame()
+        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 480, roll: 200, keystone: 0.1)
+        let turned = ChartReference.colorChecker2014.lab.enumerated().map { index, lab in
+            guard index < 18 else { return lab }
+            let angle = (index % 2 == 0 ? 40 : -40) * Double.pi / 180
+            let a = 0.5 * (lab.a * cos(angle) - lab.b * sin(angle)), b = 0.5 * (lab.a * sin(angle) + lab.b * cos(angle))
+            return CIELab(l: lab.l, a: a, b: b)
+        }
+        ChartDrawing.draw(
+            into: &pixels, width: Self.width, height: Self.height, corners: corners,
+            reference: try ChartReference(name: "turned", lab: turned))
+        let chart = try Self.detect(pixels)
+        Self.expectCentres(chart, corners, "other colours")
+        #expect(chart.colorDifference > DetectedChart.looseColors)
+        #expect(chart.warnings.contains { $0.contains("fit the reference loosely") })
     }
 }

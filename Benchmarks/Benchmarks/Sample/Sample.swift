@@ -55,6 +55,10 @@ let benchmarks: @Sendable () -> Void = {
     // squares, and the same frame without it (the whole search, nothing found).
     chartDetection(width: 1280, height: 720, chart: true)
     chartDetection(width: 1280, height: 720, chart: false)
+    chartDetection(width: 1280, height: 720, chart: true, closeUp: true)
+    chartDetection(width: 1920, height: 1080, chart: true)
+    chartDetection(width: 1920, height: 1080, chart: false)
+    chartDetection(width: 1920, height: 1080, chart: true, closeUp: true)
     // Naming colours (`Palette.match`, exact nearest and next by CIEDE2000), µs per 10 samples:
     // CSS's 148 named colours, and 1000 and 10000 seeded random colours; and at 1000, comparing
     // with every entry instead, the search's peer.
@@ -142,15 +146,17 @@ func calibrateOnly(width: Int, height: Int, points count: Int, radius: Int) {
     }
 }
 
-/// `ChartDetector.detect` on one RGB frame per iteration.
-func chartDetection(width: Int, height: Int, chart: Bool) {
-    let name = ["Chart", "\(width)x\(height)", chart ? "detect" : "detect-no-chart"].joined(separator: "_")
+/// `ChartDetector.detect` on one RGB frame per iteration: a chart 300 pixels wide in 720p (450
+/// in 1080p), none, or (`closeUp`) one filling most of the frame, as a chart held up to a webcam.
+func chartDetection(width: Int, height: Int, chart: Bool, closeUp: Bool = false) {
+    let name = ["Chart", "\(width)x\(height)", chart ? (closeUp ? "detect-close-up" : "detect") : "detect-no-chart"]
+        .joined(separator: "_")
     let configuration = Benchmark.Configuration(timeUnits: .microseconds, scalingFactor: .one)
     Benchmark(name, configuration: configuration) { (benchmark: Benchmark, fixture: ChartFixture) in
         for _ in benchmark.scaledIterations { fixture.detectOnce() }
         blackHole(fixture.detector.chart.confidence)
     } setup: {
-        let fixture = ChartFixture(width: width, height: height, chart: chart)
+        let fixture = ChartFixture(width: width, height: height, chart: chart, closeUp: closeUp)
         // Warm the detector's buffers, and check the frame is what the row says it is.
         if fixture.detectOnce() != chart { fatalError("\(name): the chart was \(chart ? "not " : "")found") }
         return fixture
@@ -165,7 +171,7 @@ final class ChartFixture {
     let height: Int
     let detector = ChartDetector()
 
-    init(width: Int, height: Int, chart: Bool) {
+    init(width: Int, height: Int, chart: Bool, closeUp: Bool = false) {
         var random = SplitMix64(seed: 24)
         var pixels = (0..<(3 * width * height)).map { _ in UInt8(114 + random.next() % 9) }
         for _ in 0..<60 {
@@ -181,8 +187,11 @@ final class ChartFixture {
             }
         }
         if chart {
+            // A close-up chart 0.8 of the frame's height tall (rolled, so wider than that).
+            let chartWidth = closeUp ? 0.8 * Double(height) * 280 / 216 : 300 * Double(width) / 1280
             let corners = ChartDrawing.corners(
-                center: SIMD2(Double(width) * 0.55, Double(height) * 0.5), chartWidth: 300, roll: 33, keystone: 0.15)
+                center: SIMD2(Double(width) * 0.5, Double(height) * 0.5), chartWidth: chartWidth, roll: closeUp ? 4 : 33,
+                keystone: closeUp ? 0.05 : 0.15)
             ChartDrawing.draw(into: &pixels, width: width, height: height, corners: corners)
         }
         self.pixels = pixels

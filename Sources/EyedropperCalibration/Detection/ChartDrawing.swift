@@ -27,9 +27,11 @@ public enum ChartDrawing {
     }
 
     /// Draws the chart into `pixels` (RGB24 rows of `width`), its body's corners at `corners`.
+    /// `patchFraction`: the patch's side over the step, each patch centred where the Classic's
+    /// is (0.86 for the Classic, about 0.76 for a Classic Mini or a Passport).
     public static func draw(
         into pixels: inout [UInt8], width: Int, height: Int, corners: [SIMD2<Double>],
-        reference: ChartReference = .colorChecker2014
+        reference: ChartReference = .colorChecker2014, patchFraction: Double = 38.0 / 44.0
     ) {
         precondition(pixels.count == 3 * width * height && corners.count == 4)
         guard let inverse = Homography(from: corners, to: Self.bodyCorners) else { return }
@@ -48,8 +50,9 @@ public enum ChartDrawing {
                         covered += 1
                         let local = point - margin
                         let column = (local.x / pitch).rounded(.down), row = (local.y / pitch).rounded(.down)
-                        if column >= 0, column < 6, row >= 0, row < 4, local.x - column * pitch < patch,
-                            local.y - row * pitch < patch
+                        let inset = (patch - patchFraction * pitch) / 2
+                        if column >= 0, column < 6, row >= 0, row < 4, abs(local.x - column * pitch - patch / 2) < patch / 2 - inset,
+                            abs(local.y - row * pitch - patch / 2) < patch / 2 - inset
                         {
                             sum += colors[Int(row) * 6 + Int(column)]
                         } else {

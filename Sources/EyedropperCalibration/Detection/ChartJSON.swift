@@ -4,12 +4,14 @@ import Eyedropper
 /// `GET /api/v1/chart`. Coordinates with 5 decimals (a tenth of a pixel up to 10,000 pixels),
 /// levels with 2.
 public enum ChartJSON {
-    /// `{"frame":N,"found":true,"confidence":C,"mirrored":B,"patches":[{"number":1,"center":[x,y],
-    /// "corners":[[x,y],...],"mean":[r,g,b],"sd":[r,g,b]},...]}`, in the `--at` system.
+    /// `{"frame":N,"found":true,"confidence":C,"mirrored":B,"visible":[1,...],"colorDeltaE":D,
+    /// "warnings":[...],"patches":[{"number":1,"center":[x,y],"corners":[[x,y],...],"mean":[r,g,b],
+    /// "sd":[r,g,b]},...]}`, in the `--at` system. A patch beyond the frame has its centre and
+    /// corners beyond 0...1, where the grid puts them.
     public static func found(frame: Int, _ chart: DetectedChart) -> String {
         let width = Double(chart.width), height = Double(chart.height)
         func point(_ p: SIMD2<Double>) -> String {
-            "[\(DecimalText.fixed(min(max(p.x / width, 0), 1), 5)),\(DecimalText.fixed(min(max(p.y / height, 0), 1), 5))]"
+            "[\(DecimalText.fixed(p.x / width, 5)),\(DecimalText.fixed(p.y / height, 5))]"
         }
         func triple(_ v: SIMD3<Double>) -> String {
             "[\(DecimalText.fixed(v.x, 2)),\(DecimalText.fixed(v.y, 2)),\(DecimalText.fixed(v.z, 2))]"
@@ -19,8 +21,11 @@ public enum ChartJSON {
             return #"{"number":\#(patch + 1),"center":\#(point(chart.centers[patch])),"corners":[\#(corners)],"#
                 + #""mean":\#(triple(chart.means[patch])),"sd":\#(triple(chart.deviations[patch]))}"#
         }
+        let visible = chart.visibleNumbers.map(String.init).joined(separator: ",")
+        let warnings = chart.warnings.map(JSONText.string).joined(separator: ",")
         return #"{"frame":\#(frame),"found":true,"confidence":\#(DecimalText.fixed(chart.confidence, 2)),"#
-            + #""mirrored":\#(chart.mirrored),"patches":[\#(patches.joined(separator: ","))]}"#
+            + #""mirrored":\#(chart.mirrored),"visible":[\#(visible)],"colorDeltaE":\#(DecimalText.fixed(chart.colorDifference, 2)),"#
+            + #""warnings":[\#(warnings)],"patches":[\#(patches.joined(separator: ","))]}"#
     }
 
     /// `{"frame":N,"found":false,"reason":"...","detail":"..."}`.

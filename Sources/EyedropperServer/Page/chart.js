@@ -21,12 +21,17 @@ function showChart(chart) {
     note.textContent = `not found (${chart.reason}): ${chart.detail}`;
     return;
   }
+  const visible = new Set(chart.visible || chart.patches.map((patch) => patch.number));
   note.textContent = `found, confidence ${Number(chart.confidence).toFixed(2)}` + (chart.mirrored ? ", seen in a mirror" : "") +
-    `: patch 1 (dark skin) at ${chart.patches[0].center.map((v) => v.toFixed(3)).join(", ")}`;
+    (visible.size < 24 ? `, ${visible.size} of 24 patches seen` : "") +
+    `: patch 1 (dark skin) at ${chart.patches[0].center.map((v) => v.toFixed(3)).join(", ")}` +
+    (chart.warnings || []).map((warning) => ` · ${warning}`).join("");
   for (const patch of chart.patches) {
     const outline = document.createElementNS(svgNamespace, "polygon");
     outline.setAttribute("points", patch.corners.map(([x, y]) => `${x},${y}`).join(" "));
     outline.dataset.patch = patch.number;
+    // A hidden patch (covered, beyond the edge) dashed: where the grid puts it, not read.
+    if (!visible.has(patch.number)) outline.setAttribute("class", "hidden");
     chartOverlay.append(outline);
   }
 }
@@ -92,9 +97,11 @@ function showFit(fit) {
   const used = report.patches.filter((patch) => patch.used).length;
   const percent = (v) => `${(100 * v).toFixed(1)}%`;
   const light = report.light ? ` · light ${percent(report.light.perColumn)} a column to the right, ${percent(report.light.perRow)} a row down` : "";
+  const hidden = report.patches.filter((patch) => !patch.used && (patch.excluded || "").startsWith("hidden"));
+  const hiddenNote = hidden.length ? ` · not seen: ${hidden.map((patch) => patch.number).join(", ")} (${hidden[0].excluded.replace(/^hidden: /, "")})` : "";
   $("calibrate-summary").textContent = `${report.model} (${report.chosenBy === "asked" ? "as asked" : "least leave-one-out error"}), ` +
     `${used} of 24 patches over ${report.frames} frames · ΔE00 fitted ${summary(report.fitted)} · left out ${summary(report.leaveOneOut)}${light}` +
-    ` · kept as ${fit.name}`;
+    `${hiddenNote} · kept as ${fit.name}`;
   const rows = report.patches.map((patch) => {
     const row = document.createElement("tr");
     row.dataset.patch = patch.number;
