@@ -118,6 +118,8 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): the stream stopped: the camera or its server went away"
         case .notCaptureDevice:
             "\(device): not a video stream"
+        case let .unconverted(frames, milliseconds):
+            "\(device): \(frames) frames came in \(milliseconds) ms and none could be decoded"
         case let .failed(failure):
             "\(device): \(failure)"
         }
