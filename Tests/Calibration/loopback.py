@@ -120,7 +120,7 @@ def render(out):
     described = {}
     for name, scene in scenes().items():
         view = sweep.SweepView(scene["corners"])
-        encoded = sweep.render(Dimmed(camera, scene.get("light", 1.0)), view, scene)
+        encoded = sweep.render(Dimmed(camera, scene.get("light", 1.0)), view, scene, np.random.default_rng(7))
         for n in range(FRAMES):
             rgb = np.clip(np.rint(encoded + rng.normal(0.0, camera.noise_sd, encoded.shape)), 0, 255)
             (frames / f"{name}-{n}.yuyv").write_bytes(yuyv(rgb))
