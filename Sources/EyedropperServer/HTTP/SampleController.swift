@@ -82,8 +82,11 @@ extension SampleController {
     /// without the header. Anything else is 400: no event of this stream had that id.
     static func lastEventID(_ request: Request) throws(QueryParameterError) -> Int? {
         guard let text = request.headers[.lastEventID] else { return nil }
-        let trimmed = text.filter { $0 != " " }
-        guard let id = Int(trimmed), id >= -1 else {
+        // The document's pattern, `-1` or 1 to 18 digits, with spaces around: no sign, no other
+        // digits than ASCII's (Int would take "+5").
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard trimmed == "-1" || (digits && (1...18).contains(trimmed.utf8.count)), let id = Int(trimmed) else {
             throw QueryParameterError(
                 parameter: "Last-Event-ID",
                 reason:
