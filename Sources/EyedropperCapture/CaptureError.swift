@@ -20,8 +20,6 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case busy
         case disconnected
         case timeout(milliseconds: Int)
-        /// Frames came, but libv4l2 converted none of them in that time.
-        case unconverted(frames: Int, milliseconds: Int)
         /// No format the device offers can become 4:2:0 frames.
         case noAcceptableFormat(String)
         /// The driver's agreed format does not describe a whole frame.
@@ -79,8 +77,6 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): the device went away (unplugged?)"
         case let .timeout(milliseconds):
             "\(device): no frame within \(milliseconds) ms: is another program holding the camera, or is it covered and slowed to a crawl?"
-        case let .unconverted(frames, milliseconds):
-            "\(device): \(frames) frames came in \(milliseconds) ms and libv4l2 converted none of them (a frame it cannot decode?): try another --size, or `eyedropper formats --device \(device)` for the formats it offers"
         case let .noAcceptableFormat(detail):
             "\(device): no usable format: \(detail); `eyedropper formats --device \(device)` lists what it offers"
         case let .unusableFormat(detail):
@@ -118,8 +114,6 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(device): the stream stopped: the camera or its server went away"
         case .notCaptureDevice:
             "\(device): not a video stream"
-        case let .unconverted(frames, milliseconds):
-            "\(device): \(frames) frames came in \(milliseconds) ms and none could be decoded"
         case let .failed(failure):
             "\(device): \(failure)"
         }
@@ -145,7 +139,7 @@ extension CaptureError: ExitStatusError {
         switch kind {
         case .notFound, .notCaptureDevice, .noAcceptableFormat: 66
         case .permissionDenied: 77
-        case .busy, .disconnected, .timeout, .unusableFormat, .failed, .streamLost, .unconverted: 74
+        case .busy, .disconnected, .timeout, .unusableFormat, .failed, .streamLost: 74
         case .unreachable, .decoderMissing: 69
         case .unsupportedStream: 65
         }

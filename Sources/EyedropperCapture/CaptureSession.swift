@@ -139,20 +139,13 @@ public final class CaptureSession {
     /// libv4l2 prints "error dequeuing buf" on stderr for every `VIDIOC_DQBUF` that finds none.
     private func newestBuffer() throws(CaptureError) -> v4l2_buffer {
         var newest: v4l2_buffer?
-        // Woken with nothing to take: libv4l2 had a frame it could not convert (and queued it
-        // again). Waited out up to the timeout in all, then said, so that a camera whose every
-        // frame fails to convert is an error, not a loop that never ends.
-        var unconverted = 0
-        let started = ContinuousClock.now
         while true {
             let wait = newest == nil ? timeoutMilliseconds : 0
             let ready = try onDevice(device, "poll") { () throws(Errno) in try V4L2Calls.waitReadable(fd, milliseconds: wait) }
             guard ready, let buffer = try dequeue() else {
                 if let newest { return newest }
-                guard ready else { throw CaptureError(device: device, kind: .timeout(milliseconds: Int(timeoutMilliseconds))) }
-                unconverted += 1
-                if started.duration(to: .now) < .milliseconds(timeoutMilliseconds) { continue }
-                throw CaptureError(device: device, kind: .unconverted(frames: unconverted, milliseconds: Int(timeoutMilliseconds)))
+                if ready { continue }  // woken, but nothing to take: wait again
+                throw CaptureError(device: device, kind: .timeout(milliseconds: Int(timeoutMilliseconds)))
             }
             if var older = newest {
                 try requeue(&older)

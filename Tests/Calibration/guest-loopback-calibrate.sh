@@ -16,6 +16,11 @@ DATA=/mnt/data
 OUT=/mnt/out
 SIZE=1280x720
 FRAMES=10
+# libv4l2 decodes MJPEG with libjpeg-turbo, which picks its AVX2 code on this guest's CPU (qemu's
+# -cpu max); under qemu 7.2's emulation of AVX2 that decoder never returns from its first frames
+# (the same frames decode in 4 ms on the host's AVX2, and here with SSE2 or no SIMD). SSE2 it is:
+# what is checked here is the device, libv4l2 and eyedropper, not qemu's AVX2.
+export JSIMD_FORCESSE2=1
 
 if [ ! -f /mods/v4l2loopback.ko ] || [ ! -f $DATA/scenes.json ]; then
     echo "FAIL loopback: no v4l2loopback module or no frames (run through Tests/Calibration/loopback-tests.sh)" >> "$RESULTS"
@@ -53,18 +58,6 @@ for run in YUYV:small MJPG:small; do
             > $OUT/calibrate-$scene-$format.json 2> $OUT/calibrate-$scene-$format.err
         rc=$?
         stop
-        # Every frame of the device refused by libv4l2's conversion (eyedropper says so, exit 74)
-        # while v4l2-ctl reads the same device's frames: this guest's libv4l2 cannot decode them,
-        # which no change of ours can check; said loudly, and the check left out by name.
-        if [ $rc -eq 74 ] && grep -q 'libv4l2 converted none' $OUT/calibrate-$scene-$format.err; then
-            feed $device $format $scene $ext
-            read=$(timeout "$(scaled 20)" v4l2-ctl -d $device --stream-mmap --stream-count 5 2>&1 | grep -c '<\|dqbuf')
-            stop
-            if [ "$read" -gt 0 ]; then
-                echo "$name: libv4l2 in this guest converted none of the device's frames, which v4l2-ctl reads ($(tail -n 1 $OUT/calibrate-$scene-$format.err))" > $OUT/skipped-$scene-$format
-                echo "SKIP $name: NOT CHECKED (said by name on the host): libv4l2 here converts none of the device's frames" >> "$RESULTS"; continue
-            fi
-        fi
         if [ $rc -ne 0 ]; then
             echo "FAIL $name: calibrate exited $rc: $(tail -n 3 $OUT/calibrate-$scene-$format.err)" >> "$RESULTS"; continue
         fi
