@@ -6,13 +6,14 @@
 # served with --profile and --target, and the page's calibrated colour, ΔE and PASS / FAIL are
 # checked against the API's; on that server, the page's calibrate mode: Calibrate's per-patch ΔE
 # against calibrate's, and the profile applied live against sample --profile
-# (Tests/Browser/calibrated_page.py). Last, the light's drift (Tests/Browser/drift_page.py): the
+# (Tests/Browser/calibrated_page.py); then the chart partly covered, found and calibrated on the
+# page with the patches it sees, as calibrate does. Last, the light's drift (Tests/Browser/drift_page.py): the
 # drift run's files (Tests/Calibration/drift.py renders them) served in a loop with
 # --white-reference: the Light drift card's line against /api/v1/sample of the same frame, its
 # canvas drawn, the card hidden without a reference, with --palette the names shown against the
 # API's; and the shipped CSS palette against Chromium's own colour names. Needs a release build
 # (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png, calibrated.png,
-# calibrated-calibrate.png and drift-page.png.
+# calibrated-calibrate.png, covered-chart.png, covered.png and drift-page.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps chromium python3
@@ -55,6 +56,20 @@ start_serve .build/release/eyedropper .build/browser/serve-calibrated.log --sour
   --profile-dir .build/browser/profiles --reference .build/browser/reference.json
 trap 'kill $server 2>/dev/null || true' EXIT
 python3 Tests/Browser/calibrated_page.py check "http://127.0.0.1:$port/" .build/browser/calibrated.png .build/browser/calibrate-found.json
+kill -TERM $server
+wait $server
+trap - EXIT
+
+# The same chart partly covered (a leaf, a finger): the page's Calibrate fits the patches it sees,
+# as calibrate with no corners does on the same frames, and shows which it could not see.
+python3 Tests/Browser/calibrated_page.py covered .build/browser
+.build/release/eyedropper calibrate --source .build/browser/chart-covered.y4m --matrix bt601 --frames 2 \
+  --reference .build/browser/reference.json --out .build/browser/profile-covered.json --format json \
+  >.build/browser/calibrate-covered.json 2>.build/browser/calibrate-covered.log || { cat .build/browser/calibrate-covered.log >&2; exit 1; }
+start_serve .build/release/eyedropper .build/browser/serve-covered.log --source .build/browser/chart-covered.y4m --matrix bt601 \
+  --profile-dir .build/browser/profiles --reference .build/browser/reference.json
+trap 'kill $server 2>/dev/null || true' EXIT
+python3 Tests/Browser/calibrated_page.py check-covered "http://127.0.0.1:$port/" .build/browser/covered.png .build/browser/calibrate-covered.json
 kill -TERM $server
 wait $server
 trap - EXIT

@@ -6,6 +6,9 @@ usage: calibrated_page.py chart DIR
     sees it, and DIR/reference.json, the L*a*b* of its 24 patches (for calibrate --reference);
     prints, for bash's eval, `corners` (the --corner arguments), `points` (two patch centres:
     the first is the target's own patch, the second a red one) and `target` (L,a,b).
+usage: calibrated_page.py covered DIR
+    Writes DIR/chart-covered.y4m, the same chart with a leaf over patches 8 and 9 and a finger
+    over 17 and 23 (COVERED).
 usage: calibrated_page.py check URL SCREENSHOT.png CALIBRATE.json
     Against that chart served with --profile, --target and the two --at points: checks that each
     point's panel shows the calibrated hex, L*a*b*, swatch, ΔE and PASS / FAIL that
@@ -15,6 +18,11 @@ usage: calibrated_page.py check URL SCREENSHOT.png CALIBRATE.json
     "Calibrate" over 2 frames shows per patch the ΔE00 that `eyedropper calibrate --format json`
     with no corners (CALIBRATE.json) gives on the same file; "Use this profile" makes every
     reading the one `eyedropper sample --profile` gives with the profile written.
+usage: calibrated_page.py check-covered URL SCREENSHOT.png CALIBRATE.json
+    Against the covered chart served with --profile-dir and --reference: "Find the chart" dashes
+    the covered patches and says how many it sees; "Calibrate" fits the others and shows per
+    patch what `eyedropper calibrate --format json` with no corners (CALIBRATE.json, which must
+    leave out the covered patches as hidden) shows, and names the patches not seen.
 
 The chart is still (every frame the same, no noise), so the page's values and the API's agree to
 the digit whichever frame each comes from. Standard library only, like click_sample.py.
@@ -40,6 +48,11 @@ PATCHES = [
     (243, 243, 242), (200, 200, 200), (160, 160, 160), (122, 122, 121), (85, 85, 85), (52, 52, 52),
 ]
 TARGET_PATCH, RED_PATCH = 13, 14  # green (14) and red (15), 0-based
+# The covered chart: a leaf over patches 8 and 9, and a finger from below the chart whose tip is on
+# patch 17 and which crosses 23 on its way (numbers, 1-based); none a corner, the target or the
+# red point.
+COVERED = (8, 9, 17, 23)
+LEAF, FINGER = (86, 120, 52), (224, 172, 150)  # sRGB
 
 
 def srgb_to_linear(v):
@@ -76,12 +89,28 @@ def patch_centre(index):
     return ((left + (index % 6 + 0.5) * pitch) / WIDTH, (top + (index // 6 + 0.5) * pitch) / HEIGHT)
 
 
-def write_chart(directory):
+def write_chart(directory, covered=False):
+    """The chart as a camera sees it (DIR/chart.y4m); `covered`: with the leaf and the finger
+    over COVERED (DIR/chart-covered.y4m)."""
     pitch, left, top = geometry()
     values = [camera(rgb) for rgb in PATCHES]
-    grey, body = [128 / 255] * 3, [20 / 255] * 3
+    grey, body, leaf, finger = [128 / 255] * 3, [20 / 255] * 3, camera(LEAF), camera(FINGER)
+    centres = {n: (left + ((n - 1) % 6 + 0.5) * pitch, top + ((n - 1) // 6 + 0.5) * pitch) for n in COVERED}
+
+    def near(x, y, n, radius):
+        return (x - centres[n][0]) ** 2 + (y - centres[n][1]) ** 2 <= (radius * pitch) ** 2
 
     def colour(x, y):
+        if covered:
+            x, y = x + 0.5, y + 0.5
+            # The leaf: two discs over 8 and 9, each patch (0.8 of the pitch square) wholly under.
+            if near(x, y, 8, 0.62) or near(x, y, 9, 0.62):
+                return leaf
+            # The finger, 0.7 of the pitch wide: the patches' edges show either side of it.
+            tip_x, tip_y = centres[17]
+            if near(x, y, 17, 0.35) or (abs(x - tip_x) <= 0.35 * pitch and y >= tip_y):
+                return finger
+            x, y = x - 0.5, y - 0.5
         u, v = (x + 0.5 - left) / pitch, (y + 0.5 - top) / pitch
         if not (-0.2 <= u < 6.2 and -0.2 <= v < 4.2):
             return grey
@@ -103,8 +132,10 @@ def write_chart(directory):
             cb[index] += (128 - 37.797 * r - 74.203 * g + 112 * b) / 4
             cr[index] += (128 + 112 * r - 93.786 * g - 18.214 * b) / 4
     frame = b"FRAME\n" + bytes(luma) + bytes(round(v) for v in cb) + bytes(round(v) for v in cr)
-    with open(os.path.join(directory, "chart.y4m"), "wb") as file:
+    with open(os.path.join(directory, "chart-covered.y4m" if covered else "chart.y4m"), "wb") as file:
         file.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F30:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED\n".encode() + frame * 2)
+    if covered:
+        return
     with open(os.path.join(directory, "reference.json"), "w") as file:
         json.dump({"name": "calibrated_page.py's chart", "lab": [list(lab_d50(rgb)) for rgb in PATCHES]}, file)
     corners = [patch_centre(i) for i in (0, 5, 23, 18)]  # dark skin, bluish green, black, white
@@ -238,24 +269,8 @@ def check_calibrate(checks, browser, url, cli_report, path):
     with open(cli_report) as file:
         expected = json.load(file)
     before = get_json(url + "api/v1/sample")["samples"][0]["calibrated"]
-    browser.evaluate("document.getElementById('calibrate-frames').value = '2'; document.getElementById('calibrate').click()")
-    browser.wait_for("window.eyedropper.fit() !== null && document.querySelectorAll('#calibrate-patches tbody tr').length == 24", seconds=30)
-    fit = browser.evaluate("window.eyedropper.fit()")
+    fit = calibrate_on_page(checks, browser, expected)
     report = fit["report"]
-    checks.check(report["model"] == expected["model"] and report["frames"] == 2,
-                 f"the page's fit: {report['model']} over {report['frames']} frames; calibrate's: {expected['model']}")
-    rows = browser.evaluate("[...document.querySelectorAll('#calibrate-patches tbody tr')].map((r) =>"
-                            " ({patch: Number(r.dataset.patch), cells: [...r.cells].map((c) => c.textContent), shade: r.className}))")
-    shades = browser.evaluate("[...document.querySelectorAll('#chart-overlay polygon')].map((p) => p.getAttribute('class'))")
-    for row, patch in zip(rows, expected["patches"]):
-        want = f"{patch['deltaE']:.2f}" if patch["used"] else patch["excluded"]
-        left_out = "" if patch["deltaELeaveOneOut"] is None else f"{patch['deltaELeaveOneOut']:.2f}"
-        shade = "unused" if not patch["used"] else "good" if patch["deltaE"] <= 2 else "fair" if patch["deltaE"] <= 4 else "poor"
-        checks.check(row["patch"] == patch["number"] and row["cells"][3] == want and row["cells"][4] == left_out
-                     and row["shade"] == shade,
-                     f"patch {patch['number']}: the page shows ΔE {row['cells'][3]!r}, left out {row['cells'][4]!r} ({row['shade']}); "
-                     f"calibrate: {want}, {left_out} ({shade})")
-    checks.check(shades == [row["shade"] for row in rows], f"the outlines over the picture are shaded as the rows: {shades}")
     summary = browser.evaluate("document.getElementById('calibrate-summary').textContent")
     checks.check(f"fitted mean {expected['fitted']['mean']:.2f}" in summary and f"left out mean {expected['leaveOneOut']['mean']:.2f}" in summary
                  and fit["name"] in summary, f"the summary says {summary!r}")
@@ -286,10 +301,73 @@ def check_calibrate(checks, browser, url, cli_report, path):
     compare(checks, "point 1 with the page's profile", shown(browser, "#point-0 + .calibrated"), get_json(url + "api/v1/sample")["samples"][0])
 
 
+def check_covered(url, path, cli_report):
+    """The covered chart: its hidden patches dashed, then calibrated without them, as calibrate says."""
+    with open(cli_report) as file:
+        expected = json.load(file)
+    hidden = [p["number"] for p in expected["patches"] if not p["used"] and (p["excluded"] or "").startswith("hidden")]
+    checks = Checks()
+    # calibrate's own verdict first: a chart whose fingertips were read as patches, or not found at
+    # all, would make the page's agreeing with it worth nothing.
+    checks.check(hidden == list(COVERED), f"calibrate with no corners leaves out as hidden patches {hidden}; covered: {list(COVERED)}")
+    browser = Browser()
+    try:
+        browser.open(url)
+        browser.wait_for("document.getElementById('picture').naturalWidth > 0")
+        browser.evaluate("document.getElementById('find-chart').click()")
+        browser.wait_for("window.eyedropper.chart() !== null && document.querySelectorAll('#chart-overlay polygon').length == 24")
+        dashed = browser.evaluate("[...document.querySelectorAll('#chart-overlay polygon.hidden')].map((p) => Number(p.dataset.patch))")
+        checks.check(dashed == list(COVERED), f"the outlines dashed as not seen: patches {dashed}; covered: {list(COVERED)}")
+        note = browser.evaluate("document.getElementById('chart-note').textContent")
+        checks.check(f", {24 - len(COVERED)} of 24 patches seen" in note, f"the note says {note!r}")
+        screenshot(browser, path.replace(".png", "-chart.png"))
+        fit = calibrate_on_page(checks, browser, expected)
+        summary = browser.evaluate("document.getElementById('calibrate-summary').textContent")
+        seen = ", ".join(str(n) for n in COVERED)
+        checks.check(f"{24 - len(COVERED)} of 24 patches" in summary and f"not seen: {seen} (" in summary and fit["name"] in summary,
+                     f"the summary says {summary!r}")
+        screenshot(browser, path)
+    finally:
+        browser.close()
+    return checks.failures
+
+
+def calibrate_on_page(checks, browser, expected):
+    """Clicks "Calibrate" over 2 frames; checks each patch's row, and its outline's shade, against
+    calibrate's report `expected` on the same frames; returns the page's fit."""
+    browser.evaluate("document.getElementById('calibrate-frames').value = '2'; document.getElementById('calibrate').click()")
+    browser.wait_for("window.eyedropper.fit() !== null && document.querySelectorAll('#calibrate-patches tbody tr').length == 24", seconds=30)
+    fit = browser.evaluate("window.eyedropper.fit()")
+    report = fit["report"]
+    checks.check(report["model"] == expected["model"] and report["frames"] == 2,
+                 f"the page's fit: {report['model']} over {report['frames']} frames; calibrate's: {expected['model']}")
+    rows = browser.evaluate("[...document.querySelectorAll('#calibrate-patches tbody tr')].map((r) =>"
+                            " ({patch: Number(r.dataset.patch), cells: [...r.cells].map((c) => c.textContent), shade: r.className}))")
+    shades = browser.evaluate("[...document.querySelectorAll('#chart-overlay polygon')].map((p) => p.getAttribute('class'))")
+    checks.check(len(rows) == 24, f"24 rows: {len(rows)}")
+    for row, patch in zip(rows, expected["patches"]):
+        want = f"{patch['deltaE']:.2f}" if patch["used"] else patch["excluded"]
+        left_out = "" if patch.get("deltaELeaveOneOut") is None else f"{patch['deltaELeaveOneOut']:.2f}"
+        shade = "unused" if not patch["used"] else "good" if patch["deltaE"] <= 2 else "fair" if patch["deltaE"] <= 4 else "poor"
+        checks.check(row["patch"] == patch["number"] and row["cells"][3] == want and row["cells"][4] == left_out
+                     and row["shade"] == shade,
+                     f"patch {patch['number']}: the page shows ΔE {row['cells'][3]!r}, left out {row['cells'][4]!r} ({row['shade']}); "
+                     f"calibrate: {want}, {left_out} ({shade})")
+    checks.check(shades == [row["shade"] for row in rows], f"the outlines over the picture are shaded as the rows: {shades}")
+    return fit
+
+
 def main():
     arguments = sys.argv[1:]
     if arguments[:1] == ["chart"] and len(arguments) == 2:
         write_chart(arguments[1])
+        return
+    if arguments[:1] == ["covered"] and len(arguments) == 2:
+        write_chart(arguments[1], covered=True)
+        return
+    if arguments[:1] == ["check-covered"] and len(arguments) == 4:
+        url = arguments[1] if arguments[1].endswith("/") else arguments[1] + "/"
+        finish(lambda: check_covered(url, arguments[2], arguments[3]))
         return
     if not (arguments[:1] == ["check"] and len(arguments) == 4):
         print(__doc__, file=sys.stderr)
