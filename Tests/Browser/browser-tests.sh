@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
 # The page of `eyedropper serve` in a real browser: headless Chromium loads it, clicks two bars of
 # the live test pattern and checks the colour and statistics shown, the markers at the --at points
-# and at the click, and the plot receiving samples (Tests/Browser/click_sample.py). Between the
-# two, the page of a server with a token (--token-file). Then a chart is drawn, calibrated and
-# served with --profile and --target, and the page's calibrated colour, ΔE and PASS / FAIL are
-# checked against the API's; on that server, the page's calibrate mode: Calibrate's per-patch ΔE
-# against calibrate's, and the profile applied live against sample --profile
-# (Tests/Browser/calibrated_page.py); then the chart partly covered, found and calibrated on the
-# page with the patches it sees, as calibrate does. Last, the light's drift (Tests/Browser/drift_page.py): the
-# drift run's files (Tests/Calibration/drift.py renders them) served in a loop with
-# --white-reference: the Light drift card's line against /api/v1/sample of the same frame, its
-# canvas drawn, the card hidden without a reference, with --palette the names shown against the
-# API's; and the shipped CSS palette against Chromium's own colour names. Needs a release build
-# (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png, calibrated.png,
-# calibrated-calibrate.png, covered-chart.png, covered.png and drift-page.png.
+# and at the click, and the plot receiving samples (Tests/Browser/click_sample.py); then holds the
+# Record button and reads the file it saves back with ffprobe and eyedropper
+# (Tests/Browser/record_page.py). Then the page of a server with a token (--token-file). Then a
+# chart is drawn, calibrated and served with --profile and --target, and the page's calibrated
+# colour, ΔE and PASS / FAIL are checked against the API's; on that server, the page's calibrate
+# mode: Calibrate's per-patch ΔE against calibrate's, and the profile applied live against sample
+# --profile (Tests/Browser/calibrated_page.py); then the chart partly covered, found and calibrated
+# on the page with the patches it sees, as calibrate does. Last, the light's drift
+# (Tests/Browser/drift_page.py): the drift run's files (Tests/Calibration/drift.py renders them)
+# served in a loop with --white-reference: the Light drift card's line against /api/v1/sample of the
+# same frame, its canvas drawn, the card hidden without a reference, with --palette the names shown
+# against the API's; and the shipped CSS palette against Chromium's own colour names. Needs a
+# release build (Scripts/test makes one). Leaves the screenshots in .build/browser/page.png,
+# record.png, calibrated.png, calibrated-calibrate.png, covered-chart.png, covered.png and
+# drift-page.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Scripts/install-deps chromium python3
+Scripts/install-deps chromium python3 ffmpeg
 mkdir -p .build/browser
 points=(0.0625,0.25 0.9375,0.75)
 source Tests/Serve/start-serve.sh
 start_serve .build/release/eyedropper .build/browser/serve.log --source testpattern "${points[@]/#/--at=}"
 trap 'kill $server 2>/dev/null || true' EXIT
 python3 Tests/Browser/click_sample.py "http://127.0.0.1:$port/" .build/browser/page.png "${points[@]}"
+# The Record button held and released: the file the page saves, read back (Tests/Browser/record_page.py).
+python3 Tests/Browser/record_page.py "http://127.0.0.1:$port/" .build/browser/record.png "${points[@]}"
 kill -TERM $server
 wait $server
 trap - EXIT
