@@ -95,16 +95,8 @@ def dorf_curves(path):
 
 def emor_mean(path):
     """EMoR's f0: the mean of the DoRF curves, the one curve its basis is built around."""
-    text = (path / "emor.txt").read_text()
-    blocks = {}
-    name = None
-    for line in text.splitlines():
-        if "=" in line:
-            name = line.split("=")[0].strip()
-            blocks[name] = []
-        elif name is not None and line.strip():
-            blocks[name] += [float(v) for v in line.split()]
-    return ToneCurve("EMoR f0", "EMoR", blocks["E"], blocks["f0"])
+    irradiance, mean, _ = emor_basis(path)
+    return ToneCurve("EMoR f0", "EMoR", irradiance, mean)
 
 
 def emor_basis(path):
