@@ -73,10 +73,19 @@ public final class Y4MWriter {
 
     /// The frame line and its bytes, or the first failure.
     private func append(_ bytes: UnsafeRawBufferPointer, time: Double?) throws(Y4MError) {
-        if let failure { throw failure }
-        do {
+        try appendFrame { () throws(SystemCallError) in
             try file.write(Self.frameLine(time: time))
             try file.write(bytes)
+        }
+    }
+
+    /// Runs `writes`, the writes of one frame, once no write has failed; the first failure is
+    /// kept, thrown now and by every later call, and the file abandoned: a partial frame must
+    /// never be renamed into place.
+    private func appendFrame(_ writes: () throws(SystemCallError) -> Void) throws(Y4MError) {
+        if let failure { throw failure }
+        do {
+            try writes()
         } catch {
             file.abandon()
             let failed = Y4MError.system(path, frame: framesWritten, error, writing: true)
@@ -114,9 +123,8 @@ public final class Y4MWriter {
         precondition(
             buffer.width == header.width && buffer.height == header.height,
             "\(path): frame is \(buffer.width)x\(buffer.height), the stream \(header.width)x\(header.height)")
-        if let failure { throw failure }
         let bytes = UnsafeRawBufferPointer(buffer.bytes)
-        do {
+        try appendFrame { () throws(SystemCallError) in
             try file.write("FRAME\n")
             if buffer.layout == .i420 {
                 try file.write(bytes)
@@ -125,14 +133,7 @@ public final class Y4MWriter {
                 try file.write(UnsafeRawBufferPointer(rebasing: bytes[..<lumaBytes]))
                 try file.write(UnsafeRawBufferPointer(i420Chroma(of: buffer)))
             }
-        } catch {
-            // A partial frame must never be renamed into place.
-            file.abandon()
-            let failed = Y4MError.system(path, frame: framesWritten, error, writing: true)
-            failure = failed
-            throw failed
         }
-        framesWritten += 1
     }
 
     /// Flushes the file and renames it onto `path`; call once, after the last `write`.
