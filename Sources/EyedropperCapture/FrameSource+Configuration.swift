@@ -78,22 +78,26 @@ extension FrameSource {
             /// Never: the failure ends the source with its error.
             case never
             /// Once it has been open, a camera unplugged (or gone, or still busy as it comes back)
-            /// is waited for, and so is a network camera whose stream stopped or whose server
-            /// cannot be reached as it comes back; a camera that cannot be opened at first is an
-            /// error (`--reconnect` of the commands that read frames).
+            /// is waited for, and so is a network camera whose stream stopped, or whose server
+            /// cannot be reached or has no readable stream yet as it comes back; a camera that
+            /// cannot be opened at first is an error (`--reconnect` of the commands that read
+            /// frames).
             case afterUnplug
             /// Every failure is waited out, from the first open on: a service starts before its
             /// camera is plugged in, and keeps trying whatever stops it (`serve --reconnect`).
             case always
 
-            func waitsOut(_ error: CaptureError, afterOpening opened: Bool) -> Bool {
+            /// Whether `error` is waited out, the camera having been `opened` once before.
+            package func waitsOut(_ error: CaptureError, afterOpening opened: Bool) -> Bool {
                 switch self {
                 case .never: false
                 case .afterUnplug:
                     switch error.kind {
                     case .notFound, .disconnected, .busy, .streamLost, .unreachable: opened
-                    // A network camera that stalls is a stream lost; a V4L2 one that does is an error.
-                    case .timeout: opened && error.isNetwork
+                    // A network camera that stalls is a stream lost; a V4L2 one that does is an
+                    // error. One whose server, restarting, answers before its stream is ready
+                    // ("invalid data") is coming back.
+                    case .timeout, .unsupportedStream: opened && error.isNetwork
                     default: false
                     }
                 case .always: true

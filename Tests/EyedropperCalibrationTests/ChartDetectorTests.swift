@@ -233,6 +233,22 @@ extension ChartDetectorTests {
         #expect(!chart.outside.contains(true))
     }
 
+    /// One patch alone under a skin-coloured disc (a fingertip pressed flat, a sticker) as
+    /// wide as the patches' step: the disc is as compact as a patch and sits where one is, but its
+    /// colour runs on over the gaps around it. Hidden; a detector that takes any compact shape
+    /// at a grid point for the patch reads the disc's colour as patch 17's, and fails here.
+    @Test func findsAChartWithOnePatchUnderADiscOfItsOwn() throws {
+        var pixels = Self.frame()
+        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 560, roll: 20, keystone: 0.1)
+        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
+        let truth = ChartDrawing.patchCenters(corners: corners)
+        let step = ((truth[1] - truth[0]) * (truth[1] - truth[0])).sum().squareRoot()
+        Self.cover(&pixels, at: [truth[16]], radius: 0.62 * step, colour: (210, 160, 140))
+        let chart = try Self.detect(pixels)
+        Self.expectCentres(chart, corners, "one under a disc")
+        #expect(chart.hiddenNumbers == [17])
+    }
+
     /// Seven covered: more than the detector may hide; not given as a chart.
     @Test func refusesAChartWithSevenPatchesCovered() throws {
         var pixels = Self.frame()
@@ -244,14 +260,18 @@ extension ChartDetectorTests {
         #expect(throws: ChartDetectionFailure.self) { try Self.detect(pixels) }
     }
 
-    /// Discs of leaf green (with a little texture) over `points`.
-    static func cover(_ pixels: inout [UInt8], at points: [SIMD2<Double>], radius: Double) {
+    /// Discs of leaf green (or `colour`), with a little texture, over `points`.
+    static func cover(
+        _ pixels: inout [UInt8], at points: [SIMD2<Double>], radius: Double, colour: (Int, Int, Int) = (60, 110, 40)
+    ) {
         for y in 0..<height {
             for x in 0..<width {
                 let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
                 guard points.contains(where: { (($0 - p) * ($0 - p)).sum() < radius * radius }) else { continue }
                 let offset = 3 * (y * width + x), grain = UInt8((x * 7 + y * 13) % 9)
-                (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = (60 + grain, 110 + grain, 40 + grain)
+                (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = (
+                    UInt8(colour.0) + grain, UInt8(colour.1) + grain, UInt8(colour.2) + grain
+                )
             }
         }
     }

@@ -137,6 +137,21 @@ private func read(_ source: FrameSource, _ count: Int) throws -> [(first: UInt8,
             "the frame's place on the clock, skipped ones included: \(stamps)")
     }
 
+    /// `--reconnect` on a network camera: a stream its server cannot serve yet (a server
+    /// restarting answers before its stream is ready, FFmpeg reads "invalid data") is waited out
+    /// once the camera has streamed, as a stream lost is; at the first open it is an error, and
+    /// so is a V4L2 camera's whenever it comes. A policy that ends the source
+    /// on it lost a restarted RTSP server under load.
+    @Test func aNetworkStreamNotReadableYetIsWaitedOutOnceItHasStreamed() {
+        let notYet = CaptureError(device: "rtsp://camera/stream", kind: .unsupportedStream("not a video stream FFmpeg can read"))
+        let policy = FrameSource.Configuration.ReconnectPolicy.afterUnplug
+        #expect(policy.waitsOut(notYet, afterOpening: true))
+        #expect(!policy.waitsOut(notYet, afterOpening: false))
+        #expect(!FrameSource.Configuration.ReconnectPolicy.never.waitsOut(notYet, afterOpening: true))
+        let v4l2 = CaptureError(device: "/dev/video0", kind: .unsupportedStream("not 4:2:0"))
+        #expect(!policy.waitsOut(v4l2, afterOpening: true))
+    }
+
     /// A camera that is not there: an error at the first frame unless the policy waits from the
     /// start, and then said once however many tries, the outage reported once, until stopped.
     @Test func missingCameraFailsOrIsWaitedForByPolicy() throws {

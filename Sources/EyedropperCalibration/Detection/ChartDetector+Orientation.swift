@@ -138,12 +138,13 @@ extension ChartDetector {
             Self.sortPrefix(&sorted, gaps)
             body[channel] = sorted[gaps / 2]
         }
-        // A point with no square on it, not of the body's colour, whose colour runs on over the
-        // gaps around it, is under something (a leaf, a hand): a patch stops at its gap.
+        // A point not of the body's colour whose colour runs on over the gaps around it is under
+        // something (a leaf, a hand): a patch stops at its gap. So is one with a square on it: a
+        // disc or a fingertip on one patch alone is as compact as a patch, and sits where one is.
         for j in 0..<spanB {
             for i in 0..<spanA {
                 let slot = i + spanA * j
-                guard windowInside[slot], !windowMember[slot] else { continue }
+                guard windowInside[slot] else { continue }
                 let colour = windowColour[slot]
                 guard !Self.alike(colour, body) else { continue }
                 var running = 0
