@@ -23,7 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from click_sample import Browser, Checks, centre, finish, get_json, screenshot  # noqa: E402
+from click_sample import Browser, Checks, finish, get_json, screenshot  # noqa: E402
 
 # Frames are held in the page until the button is released: a few is enough (1280x720, 1.4 MB each).
 HOLD_MEGABYTES = 5
@@ -55,12 +55,27 @@ def record(url, path, points):
     try:
         browser.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads}, session=False)
         browser.open(url)
-        browser.wait_for("document.getElementById('picture').naturalWidth > 0")
-        browser.evaluate("document.getElementById('record').scrollIntoView({block: 'center'})")
-        x, y = centre(browser, "#record")
+        # The status line above the button filled (it is empty, and the button higher, until the
+        # first status comes), so that the button is where it stays.
+        browser.wait_for("document.getElementById('picture').naturalWidth > 0"
+                         " && document.getElementById('status').textContent.includes(' fps')")
+        # The button in view, and the mouse over it.
+        x, y = browser.wait_for("""(() => { const b = document.getElementById('record');
+            b.scrollIntoView({block: 'center'});
+            const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+            return document.elementFromPoint(x, y) === b ? [x, y] : null; })()""")
         browser.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
         browser.send("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x, "y": y, "button": "left", "clickCount": 1})
-        browser.wait_for(f"(/recording… (\\d+) MB/.exec(document.getElementById('record-note').textContent) || [0, 0])[1] >= {HOLD_MEGABYTES}")
+        # Until enough has come, or the page says the recording could not start or stopped.
+        try:
+            held = browser.wait_for(f"""(() => {{ const t = document.getElementById('record-note').textContent;
+                const m = /recording… (\\d+) MB/.exec(t);
+                return (m && +m[1] >= {HOLD_MEGABYTES}) || /^(not recorded|recording stopped)/.test(t) ? t : null; }})()""")
+        except RuntimeError:
+            state = browser.evaluate("document.getElementById('record-note').textContent + ' (aria-pressed '"
+                                     " + document.getElementById('record').getAttribute('aria-pressed') + ')'")
+            raise RuntimeError(f"the button held for a minute: the page says {state!r}")
+        print(f"while held, the page says: {held}")
         pressed = browser.evaluate("document.getElementById('record').getAttribute('aria-pressed')")
         checks.check(pressed == "true", f"the button shows pressed while held: aria-pressed {pressed}")
         browser.send("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x, "y": y, "button": "left", "clickCount": 1})
