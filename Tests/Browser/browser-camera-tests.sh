@@ -10,6 +10,7 @@ Scripts/install-deps chromium python3 curl
 mkdir -p .build/browser
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=.build/browser/vm.log
+: >"$log"  # made here, not by the background job: the loop below may read it first
 VM_HOSTFWD="tcp:127.0.0.1:$port-:8080" Tests/VM/vivid-tests.sh Tests/VM/serve-for-browser.sh > "$log" 2>&1 &
 vm=$!
 share=""
