@@ -1,4 +1,5 @@
 import EyedropperPipeline
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// One frame's reading at the configured points, as the capture made it, and its JSON line, made
@@ -7,7 +8,9 @@ final class ServedReading: Sendable {
     let reading: Reading
     /// When the capture read it: how long the history keeps it.
     let readAt: ContinuousClock.Instant
-    private let line = Mutex<String?>(nil)
+    /// A pthread lock (NIOLock), not Synchronization's Mutex: the thread sanitizer sees the
+    /// former's happens-before on Linux and not the latter's futex, and reported the line shared.
+    private let line = NIOLockedValueBox<String?>(nil)
 
     init(_ reading: Reading, readAt: ContinuousClock.Instant) {
         self.reading = reading
@@ -18,7 +21,7 @@ final class ServedReading: Sendable {
 
     /// `reading.json`, made once.
     var json: String {
-        line.withLock { line in
+        line.withLockedValue { line in
             if let line { return line }
             let made = reading.json
             line = made
