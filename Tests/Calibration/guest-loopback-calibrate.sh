@@ -1,16 +1,16 @@
 #!/bin/sh
 # Guest (Tests/VM/vivid-tests.sh with VM_LOOPBACK=1 and VM_DATA from `loopback.py render`):
-# calibration through a real V4L2 device. v4l2loopback makes two capture devices, fed by
+# calibration's frames through a real V4L2 device. v4l2loopback makes two capture devices, fed by
 # v4l2-feed as a webcam would deliver frames: /dev/video5 YUYV, /dev/video6 MJPEG. For the small
-# chart in clutter, in each format, `eyedropper calibrate` with no corners reads the scene from the
-# device and writes a profile; then `sample --profile` reads the scene that checks it, fed through
-# the same device. The output goes to /mnt/out for `loopback.py check`, which judges the colours;
-# here each command must succeed. (The plain and the unevenly lit charts are calibrated on the
-# host from the same frames: what a device changes, libv4l2's conversion of YUYV and its decoding
-# of MJPEG, the small chart shows; the fit, which is most of a calibration's time and takes
-# minutes under emulation, is the same on any source.) Writes PASS/FAIL lines to $RESULTS.
-# Budget: 400 s on the nominal guest (Tests/VM/guest-lib.sh): two calibrations with every
-# model's leave-one-out, about 65 s each there, and two checks.
+# chart in clutter, in each format, `eyedropper record` reads the scene from the device as
+# calibrate would (libv4l2's conversion of YUYV, its decoding of MJPEG, the colorimetry the device
+# reports), then the scene that checks it, each to /mnt/out as a .y4m. loopback-tests.sh runs
+# `calibrate` with no corners and `sample --profile` on those recordings on the host, and
+# `loopback.py check` judges them: a recording reads back to the same samples as the device, and
+# the detection and the fit, the same on any source, take minutes under emulation and a second on
+# the host. Here each recording must succeed with every frame asked for. Writes PASS/FAIL lines
+# to $RESULTS.
+# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh): four recordings of 10 frames.
 . /mnt/guest-lib.sh
 DATA=/mnt/data
 OUT=/mnt/out
@@ -40,40 +40,28 @@ feed() { # device, fourcc, scene, extension
 }
 stop() { kill $feeder 2>/dev/null; wait $feeder 2>/dev/null; feeder=""; }
 
-# Each calibrate (10 frames) takes about 65 s under qemu's emulation (Tests/VM/vm-speed.sh's nominal
-# guest), most of it the fit's floating point, which TCG emulates in software: the device's
-# formats on the hardest scene only (loopback.py's DEVICE_RUNS).
+# record FILE: 10 frames of what the device shows to $OUT/FILE, after 2 settling ones; says why not.
+record() {
+    eyedropper record --source $device --size $SIZE --skip 2 --frames $FRAMES --out $OUT/$1 > /dev/null 2> /tmp/record.err
+    _rc=$?
+    if [ $_rc -ne 0 ]; then echo "exit $_rc: $(tail -n 3 /tmp/record.err)"
+    elif ! grep -q ": $FRAMES frames recorded" /tmp/record.err; then echo "not $FRAMES frames: $(tail -n 2 /tmp/record.err)"; fi
+}
 for run in YUYV:small MJPG:small; do
     format=${run%:*}; scene=${run#*:}
     if [ $format = YUYV ]; then device=/dev/video5; ext=yuyv; else device=/dev/video6; ext=jpg; fi
-    {
-        name="$scene chart, $format"
-        feed $device $format $scene $ext
+    check=$(awk -v s=$scene '$1 == s { print $2 }' $DATA/checks.txt)
+    for shown in $scene $check; do
+        name="$shown scene, $format"
+        feed $device $format $shown $ext
         if ! grep -q feeding /tmp/feed.err; then
-            echo "FAIL $name: v4l2-feed did not start in $(scaled 30) s: $(cat /tmp/feed.err)" >> "$RESULTS"; stop; continue
+            fail "$name" "v4l2-feed did not start in $(scaled 30) s: $(cat /tmp/feed.err)"; stop; continue
         fi
-        started=$(cut -d' ' -f1 /proc/uptime)
-        eyedropper calibrate --source $device --size $SIZE --skip 2 --frames $FRAMES \
-            --out $OUT/profile-$scene-$format.json --format json \
-            > $OUT/calibrate-$scene-$format.json 2> $OUT/calibrate-$scene-$format.err
-        rc=$?
+        started=$(uptime_s)
+        why=$(record device-$shown-$format.y4m)
         stop
-        if [ $rc -ne 0 ]; then
-            echo "FAIL $name: calibrate exited $rc: $(tail -n 3 $OUT/calibrate-$scene-$format.err)" >> "$RESULTS"; continue
-        fi
-        echo "PASS calibrate, no corners, $name: $(grep -o 'found the ColorChecker.*' $OUT/calibrate-$scene-$format.err) ($(awk -v a=$started '{ printf "%.0f", $1 - a }' /proc/uptime) s)" >> "$RESULTS"
-        check=$(awk -v s=$scene '$1 == s { print $2 }' $DATA/checks.txt)
-        feed $device $format $check $ext
-        eyedropper sample --source $device --size $SIZE --skip 2 --frames $FRAMES --average $FRAMES --radius 20 \
-            --profile $OUT/profile-$scene-$format.json --format json $(cat $DATA/points-$check.txt) \
-            > $OUT/check-$scene-$format.json 2> $OUT/check-$scene-$format.err
-        rc=$?
-        stop
-        if [ $rc -ne 0 ]; then
-            echo "FAIL $name: sample --profile on $check exited $rc: $(tail -n 3 $OUT/check-$scene-$format.err)" >> "$RESULTS"
-        else
-            echo "PASS sample --profile, $name, on the $check scene: $(grep -o '"matrix":"[a-z0-9]*","range":"[a-z]*"' $OUT/check-$scene-$format.json | head -1)" >> "$RESULTS"
-        fi
-    }
+        if [ -n "$why" ]; then fail "record through the device, $name" "$why"
+        else pass "record through the device, $name: $FRAMES frames, $(head -n 1 $OUT/device-$shown-$format.y4m | grep -o 'XCOLORRANGE=[A-Z]* XEYEDROPPER_MATRIX=[A-Z0-9]*') ($(awk -v a=$started '{ printf "%.0f", $1 - a }' /proc/uptime) s)"; fi
+    done
 done
 rmmod v4l2loopback 2>/dev/null

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Calibration through a real V4L2 device: rendered chart frames (loopback.py render) fed into
-# v4l2loopback in the VM (YUYV and MJPEG), `eyedropper calibrate` with no corners on each, and
-# `sample --profile` on other frames of the same device (guest-loopback-calibrate.sh); the same
-# two commands on the host for the scenes whose frames need no device to show what they test
-# (loopback.py's HOST_RUNS, from the same frames as a .y4m); then the found patches and calibrated
-# colours are checked against the rendered truth (loopback.py check: mean CIEDE2000 <= 1.0 for
-# YUYV, 1.25 for MJPEG). Builds what Tests/VM/vivid-tests.sh builds; leaves the frames and the
-# guest's output in .build/loopback-calibration.
+# v4l2loopback in the VM (YUYV and MJPEG) and recorded from it as calibrate reads a device
+# (guest-loopback-calibrate.sh); on the host, `eyedropper calibrate` with no corners on each
+# recording and `sample --profile` on the recording of another scene; the same two commands on
+# the scenes whose frames need no device to show what they test (loopback.py's HOST_RUNS, from
+# the same frames as a .y4m); then the found patches and calibrated colours are checked against
+# the rendered truth (loopback.py check: mean CIEDE2000 <= 1.0 for YUYV, 1.25 for MJPEG). Builds
+# what Tests/VM/vivid-tests.sh builds; leaves the frames, the recordings and the output in
+# .build/loopback-calibration.
 #
 # usage: Tests/Calibration/loopback-tests.sh [GUEST_SCRIPT...]
 # Guest scripts given run in the same VM first (Scripts/test gives the vivid ones: one boot).
@@ -21,20 +22,33 @@ rm -rf "$out"
 # The VM's failures are said with the others', below.
 vm=0
 VM_LOOPBACK=1 VM_DATA="$out" VM_OUT="$out/out" Tests/VM/vivid-tests.sh "$@" Tests/Calibration/guest-loopback-calibrate.sh || vm=$?
-# The host's scenes, with the guest's options: the device's frames are BT.601 limited.
 mkdir -p "$out/out"
 "$venv/bin/python" -B Tests/Calibration/loopback.py y4m "$out"
 eyedropper=.build/release/eyedropper
+# calibrate_and_check SCENE FORMAT CALIBRATION.y4m CHECK.y4m [OPTION...]: a profile from the
+# first recording with no corners, then the second sampled with it at the check scene's patches.
+calibrate_and_check() {
+  local scene=$1 format=$2 source=$3 checked=$4 check
+  shift 4
+  check=$(awk -v s="$scene" '$1 == s { print $2 }' "$out/checks.txt")
+  "$eyedropper" calibrate --source "$source" "$@" --frames 10 \
+    --out "$out/out/profile-$scene-$format.json" --format json >"$out/out/calibrate-$scene-$format.json" 2>"$out/out/calibrate-$scene-$format.err" \
+    || echo "calibrate on $source failed: $(tail -n 3 "$out/out/calibrate-$scene-$format.err")" >&2
+  # shellcheck disable=SC2046
+  "$eyedropper" sample --source "$checked" "$@" --frames 10 --average 10 --radius 20 \
+    --profile "$out/out/profile-$scene-$format.json" --format json $(cat "$out/points-$check.txt") \
+    >"$out/out/check-$scene-$format.json" 2>"$out/out/check-$scene-$format.err" \
+    || echo "sample --profile on $checked failed: $(tail -n 3 "$out/out/check-$scene-$format.err")" >&2
+}
+# What came through the device: its colorimetry as the device reported it, kept in the recording.
+for format in YUYV MJPG; do
+  check=$(awk '$1 == "small" { print $2 }' "$out/checks.txt")
+  calibrate_and_check small $format "$out/out/device-small-$format.y4m" "$out/out/device-$check-$format.y4m"
+done
+# The scenes the host alone shows, as the device gives them: BT.601 limited (their .y4m has no tags).
 for scene in plain uneven; do
   check=$(awk -v s=$scene '$1 == s { print $2 }' "$out/checks.txt")
-  "$eyedropper" calibrate --source "$out/y4m/$scene.y4m" --matrix bt601 --range limited --frames 10 \
-    --out "$out/out/profile-$scene-YUYV.json" --format json >"$out/out/calibrate-$scene-YUYV.json" 2>"$out/out/calibrate-$scene-YUYV.err" \
-    || echo "calibrate on the host's $scene.y4m failed: $(tail -n 3 "$out/out/calibrate-$scene-YUYV.err")" >&2
-  # shellcheck disable=SC2046
-  "$eyedropper" sample --source "$out/y4m/$check.y4m" --matrix bt601 --range limited --frames 10 --average 10 --radius 20 \
-    --profile "$out/out/profile-$scene-YUYV.json" --format json $(cat "$out/points-$check.txt") \
-    >"$out/out/check-$scene-YUYV.json" 2>"$out/out/check-$scene-YUYV.err" \
-    || echo "sample --profile on the host's $check.y4m failed: $(tail -n 3 "$out/out/check-$scene-YUYV.err")" >&2
+  calibrate_and_check $scene YUYV "$out/y4m/$scene.y4m" "$out/y4m/$check.y4m" --matrix bt601 --range limited
 done
 "$venv/bin/python" -B Tests/Calibration/loopback.py check "$out"
 [ "$vm" = 0 ] || { echo "the VM's checks failed (exit $vm): see above" >&2; exit "$vm"; }

@@ -15,12 +15,13 @@ same lit evenly at the light the uneven chart had at its centre (a profile is fo
 It writes DIR/frames/SCENE-N.yuyv and .jpg, DIR/points-SCENE.txt (the patch centres as `--at`
 options) and DIR/scenes.json (where each patch was drawn) and DIR/checks.txt (which scene checks which).
 
-The guest script (guest-loopback-calibrate.sh) feeds each scene of DEVICE_RUNS into v4l2loopback
-with v4l2-feed, runs `eyedropper calibrate` with no corners on it, then `sample --profile` on the
-check scene fed through the same device, and leaves the output in DIR/out. `y4m DIR` writes each
-scene's YUYV frames as DIR/y4m/SCENE.y4m, 4:2:0 as libv4l2 makes it of YUYV (chroma of two rows
-averaged), for Tests/Calibration/loopback-tests.sh to run the same two commands on HOST_RUNS on
-the host: the fit is the same on any source, and takes minutes under emulation.
+The guest script (guest-loopback-calibrate.sh) feeds each scene of DEVICE_RUNS, and the scene
+that checks it, into v4l2loopback with v4l2-feed and records what the device gives with
+`eyedropper record` into DIR/out. `y4m DIR` writes each scene's YUYV frames as DIR/y4m/SCENE.y4m,
+4:2:0 as libv4l2 makes it of YUYV (chroma of two rows averaged), for HOST_RUNS.
+Tests/Calibration/loopback-tests.sh then runs `eyedropper calibrate` with no corners on each
+calibration scene's frames and `sample --profile` on its check scene's, on the host: detection
+and the fit are the same on any source, and take minutes under emulation.
 
 `check DIR` reads that output: for each scene and format, the patch centres calibrate found
 against where they were drawn (within 2 pixels), and the profile's colours on the check scene
@@ -48,7 +49,7 @@ sweep = importlib.import_module("chart-sweep")
 
 FRAMES = 10
 JPEG_QUALITY = 92
-#: What guest-loopback-calibrate.sh calibrates through the device: the hardest scene, in both formats.
+#: What guest-loopback-calibrate.sh records through the device: the hardest scene, in both formats.
 DEVICE_RUNS = (("YUYV", "small"), ("MJPG", "small"))
 #: What loopback-tests.sh calibrates on the host, from the same YUYV frames as a .y4m.
 HOST_RUNS = (("YUYV", "plain"), ("YUYV", "uneven"))
@@ -163,7 +164,7 @@ def check(out):
 
     table = []
     for fourcc, name in DEVICE_RUNS + HOST_RUNS:
-        label = f"{name} chart, {fourcc} " + ("through v4l2loopback" if (fourcc, name) in DEVICE_RUNS else "as a .y4m on the host")
+        label = f"{name} chart, {fourcc} " + ("recorded through v4l2loopback" if (fourcc, name) in DEVICE_RUNS else "as a .y4m on the host")
         calibrated = out / "out" / f"calibrate-{name}-{fourcc}.json"
         sampled = out / "out" / f"check-{name}-{fourcc}.json"
         try:
