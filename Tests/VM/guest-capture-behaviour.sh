@@ -8,13 +8,17 @@
 . /mnt/guest-lib.sh
 DEV=/dev/video0
 
-# Frame rate: 50 frames at 25 fps, from the driver's timestamps.
+# Frame rate: 25 asked of a device left at 5 fps, and 50 frames timed by the driver's timestamps.
+# The interval agreed must be 25 exactly; what arrives, at least 20 (25 is the emulated guest's
+# limit at this size, and it falls behind that when the host is busy).
+v4l2-ctl -d $DEV --set-parm=5 > /dev/null 2>&1
 eyedropper sample --source $DEV --size 640x480 --pixel-format YU12 --fps 25 --skip 2 --frames 50 > /tmp/fps.out 2>/tmp/fps.err
+agreed=$(v4l2-ctl -d $DEV --get-parm 2>&1 | sed -n 's/.*Frames per second: *\([0-9.]*\).*/\1/p')
 first=$(head -n 1 /tmp/fps.out | sed 's/.*"timestamp":\([0-9.]*\),.*/\1/')
 last=$(tail -n 1 /tmp/fps.out | sed 's/.*"timestamp":\([0-9.]*\),.*/\1/')
 fps=$(awk -v a="$first" -v b="$last" 'BEGIN { if (b > a) printf "%.2f", 49 / (b - a); else print 0 }')
-if awk -v f="$fps" 'BEGIN { exit !(f >= 24 && f <= 26) }'; then pass "fps: 25 asked, $fps delivered"
-else fail "fps: 25 asked" "$fps delivered ($first .. $last): $(cat /tmp/fps.err)"; fi
+if [ "$agreed" = 25.000 ] && awk -v f="$fps" 'BEGIN { exit !(f >= 20 && f <= 26) }'; then pass "fps: 25 asked, 25 agreed, $fps delivered"
+else fail "fps: 25 asked" "the device agreed '$agreed', $fps delivered ($first .. $last): $(cat /tmp/fps.err)"; fi
 
 # bench on a camera: conversion times of real frames, and the camera's own frame interval.
 B=$(eyedropper bench --source $DEV --size 640x480 --pixel-format NV12 --fps 25 --skip 2 --frames 20 --format json 2>/tmp/bench.err)
