@@ -220,13 +220,8 @@ extension ChartDetectorTests {
     /// hidden and every other visible, all 24 centres right. A detector that reads the leaf as
     /// patches keeps them visible (or fits the leaf and turns the chart), and fails here.
     @Test func findsAChartWithFivePatchesCovered() throws {
-        var pixels = Self.frame()
-        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 560, roll: 20, keystone: 0.1)
-        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
-        let truth = ChartDrawing.patchCenters(corners: corners)
-        let step = ((truth[1] - truth[0]) * (truth[1] - truth[0])).sum().squareRoot()
         let covered = [1, 2, 7, 8, 13]
-        Self.cover(&pixels, at: covered.map { truth[$0 - 1] }, radius: 0.62 * step)
+        let (pixels, corners) = Self.chartWithCovered(covered)
         let chart = try Self.detect(pixels)
         Self.expectCentres(chart, corners, "five covered")
         #expect(chart.hiddenNumbers == covered)
@@ -238,12 +233,7 @@ extension ChartDetectorTests {
     /// colour runs on over the gaps around it. Hidden; a detector that takes any compact shape
     /// at a grid point for the patch reads the disc's colour as patch 17's, and fails here.
     @Test func findsAChartWithOnePatchUnderADiscOfItsOwn() throws {
-        var pixels = Self.frame()
-        let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 560, roll: 20, keystone: 0.1)
-        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
-        let truth = ChartDrawing.patchCenters(corners: corners)
-        let step = ((truth[1] - truth[0]) * (truth[1] - truth[0])).sum().squareRoot()
-        Self.cover(&pixels, at: [truth[16]], radius: 0.62 * step, colour: (210, 160, 140))
+        let (pixels, corners) = Self.chartWithCovered([17], colour: (210, 160, 140))
         let chart = try Self.detect(pixels)
         Self.expectCentres(chart, corners, "one under a disc")
         #expect(chart.hiddenNumbers == [17])
@@ -251,13 +241,22 @@ extension ChartDetectorTests {
 
     /// Seven covered: more than the detector may hide; not given as a chart.
     @Test func refusesAChartWithSevenPatchesCovered() throws {
-        var pixels = Self.frame()
+        let (pixels, _) = Self.chartWithCovered([1, 2, 3, 7, 8, 9, 13])
+        #expect(throws: ChartDetectionFailure.self) { try Self.detect(pixels) }
+    }
+
+    /// The chart 560 pixels wide, rolled 20° and in perspective, with discs a little wider than
+    /// a patch (of leaf green, or `colour`) over the patches `numbered` (1...24).
+    static func chartWithCovered(
+        _ numbered: [Int], colour: (Int, Int, Int) = (60, 110, 40)
+    ) -> (pixels: [UInt8], corners: [SIMD2<Double>]) {
+        var pixels = frame()
         let corners = ChartDrawing.corners(center: SIMD2(640, 360), chartWidth: 560, roll: 20, keystone: 0.1)
-        ChartDrawing.draw(into: &pixels, width: Self.width, height: Self.height, corners: corners)
+        ChartDrawing.draw(into: &pixels, width: width, height: height, corners: corners)
         let truth = ChartDrawing.patchCenters(corners: corners)
         let step = ((truth[1] - truth[0]) * (truth[1] - truth[0])).sum().squareRoot()
-        Self.cover(&pixels, at: [1, 2, 3, 7, 8, 9, 13].map { truth[$0 - 1] }, radius: 0.62 * step)
-        #expect(throws: ChartDetectionFailure.self) { try Self.detect(pixels) }
+        cover(&pixels, at: numbered.map { truth[$0 - 1] }, radius: 0.62 * step, colour: colour)
+        return (pixels, corners)
     }
 
     /// Discs of leaf green (or `colour`), with a little texture, over `points`.
