@@ -25,7 +25,7 @@
 # host the budgets were written on (a 2-core AMD EPYC, with other builds beside it), 15.4 s in its
 # guest (qemu 7.2, TCG, -cpu max -smp 2), where one calibrate of 10 frames through v4l2loopback
 # took 64 s: 4 s to capture, convert and find the chart in 10 frames, 56 s to fit the three
-# models with their leave-one-out. Two at once, on the guest's two CPUs, take 14.7 to 16.5 s on
+# models with their leave-one-out. Two at once, on the guest's two CPUs, take 10 to 16.5 s on
 # a quiet 2-core host, and 1.5 to 2 times that beside one busy process, as the tests do.
 SPEED_CHART=speed-chart.y4m
 SPEED_NOMINAL=15
