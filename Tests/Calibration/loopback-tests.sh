@@ -25,12 +25,11 @@ VM_LOOPBACK=1 VM_DATA="$out" VM_OUT="$out/out" Tests/VM/vivid-tests.sh "$@" Test
 mkdir -p "$out/out"
 "$venv/bin/python" -B Tests/Calibration/loopback.py y4m "$out"
 eyedropper=.build/release/eyedropper
-# calibrate_and_check SCENE FORMAT CALIBRATION.y4m CHECK.y4m [OPTION...]: a profile from the
-# first recording with no corners, then the second sampled with it at the check scene's patches.
+# calibrate_and_check SCENE CHECK FORMAT CALIBRATION.y4m CHECK.y4m [OPTION...]: a profile from
+# the first recording with no corners, then the second sampled with it at CHECK's patches.
 calibrate_and_check() {
-  local scene=$1 format=$2 source=$3 checked=$4 check
-  shift 4
-  check=$(awk -v s="$scene" '$1 == s { print $2 }' "$out/checks.txt")
+  local scene=$1 check=$2 format=$3 source=$4 checked=$5
+  shift 5
   "$eyedropper" calibrate --source "$source" "$@" --frames 10 \
     --out "$out/out/profile-$scene-$format.json" --format json >"$out/out/calibrate-$scene-$format.json" 2>"$out/out/calibrate-$scene-$format.err" \
     || echo "calibrate on $source failed: $(tail -n 3 "$out/out/calibrate-$scene-$format.err")" >&2
@@ -41,14 +40,14 @@ calibrate_and_check() {
     || echo "sample --profile on $checked failed: $(tail -n 3 "$out/out/check-$scene-$format.err")" >&2
 }
 # What came through the device: its colorimetry as the device reported it, kept in the recording.
+check=$(awk '$1 == "small" { print $2 }' "$out/checks.txt")
 for format in YUYV MJPG; do
-  check=$(awk '$1 == "small" { print $2 }' "$out/checks.txt")
-  calibrate_and_check small $format "$out/out/device-small-$format.y4m" "$out/out/device-$check-$format.y4m"
+  calibrate_and_check small "$check" $format "$out/out/device-small-$format.y4m" "$out/out/device-$check-$format.y4m"
 done
 # The scenes the host alone shows, as the device gives them: BT.601 limited (their .y4m has no tags).
 for scene in plain uneven; do
   check=$(awk -v s=$scene '$1 == s { print $2 }' "$out/checks.txt")
-  calibrate_and_check $scene YUYV "$out/y4m/$scene.y4m" "$out/y4m/$check.y4m" --matrix bt601 --range limited
+  calibrate_and_check $scene "$check" YUYV "$out/y4m/$scene.y4m" "$out/y4m/$check.y4m" --matrix bt601 --range limited
 done
 "$venv/bin/python" -B Tests/Calibration/loopback.py check "$out"
 [ "$vm" = 0 ] || { echo "the VM's checks failed (exit $vm): see above" >&2; exit "$vm"; }
