@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Link flags of the release executable: the Swift runtime and Foundation linked in (see
+/// EyedropperCLI below).
+let staticRuntime = [
+    "-static-stdlib",
+    "-Xlinker", "--start-group",
+    "-lFoundation", "-lFoundationInternationalization", "-lFoundationEssentials", "-lCoreFoundation",
+    "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections",
+    "-lswiftSynchronization", "-lswiftDispatch", "-ldispatch", "-lBlocksRuntime", "-lswiftCore",
+    "-Xlinker", "--end-group",
+    "-Xlinker", "-z", "-Xlinker", "now",
+]
+
 let package = Package(
     name: "Eyedropper",
     products: [
@@ -134,7 +146,18 @@ let package = Package(
                 "EyedropperPipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            // A release build links the Swift runtime and Foundation in, and binds every symbol at
+            // the start (-z now, so that the relocations can be made read-only): the binary the
+            // tests run is the binary the Debian package ships (Scripts/package), and it runs on a
+            // machine without the Swift toolchain. Link flags, not `--static-swift-stdlib`, which
+            // passes -static-stdlib to every compile too: the package's build would compile every
+            // module again, and the test targets would not find Swift Testing. Compiled against
+            // the shared Foundation, the objects do not name the static one's own libraries
+            // (CoreFoundation, ICU: what swift-autolink-extract lists for a -static-stdlib
+            // object), so they are named here, in a group, as archives need. Unsafe flags on the
+            // executable bar none of the libraries from being a dependency elsewhere.
+            linkerSettings: [.unsafeFlags(staticRuntime, .when(configuration: .release))]
         ),
         // Tests: one target per library target, the command line through the built executable,
         // and the helpers they share (scratch directories, guarded frames, running eyedropper).

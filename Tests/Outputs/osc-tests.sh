@@ -9,7 +9,7 @@
 # against its /api/v1/sample. oscdump must parse every bundle of a calibrated run and show the
 # same addresses, type tags and values. Last, sending allocates nothing once warm, counted by
 # Tests/Outputs/malloc_count.c preloaded into OSCSenderTests (this needs the release test build,
-# `swift build -c release --build-tests`). Builds nothing: give the binary as $EYEDROPPER (default
+# Scripts/test's). Builds nothing: give the binary as $EYEDROPPER (default
 # .build/release/eyedropper). The Python packages live in the venv the Outputs tests share, .build/venv-outputs;
 # the files and logs go to .build/osc.
 set -euo pipefail
@@ -66,7 +66,7 @@ check oscdump "$out/oscdump.txt" "$out/oscdump.jsonl" 20
 
 # Sending allocates nothing once warm: OSCSenderTests' check runs only with the counter preloaded.
 cc -O2 -shared -fPIC -o "$out/malloc_count.so" Tests/Outputs/malloc_count.c
-LD_PRELOAD="$PWD/$out/malloc_count.so" swift test -c release --skip-build \
+LD_PRELOAD="$PWD/$out/malloc_count.so" swift test -c release --disable-testable-imports --skip-build \
   --filter 'EyedropperOutputsTests.OSCSenderTests/sendingAllocatesNothingOnceWarm' >"$out/allocations.txt" 2>&1 || true
 if grep -q 'sendingAllocatesNothingOnceWarm() passed' "$out/allocations.txt"; then
   echo "allocations: none in 10,000 sends, once warm: ok"

@@ -87,13 +87,11 @@ if [ "${VM_LOOPBACK:-0}" = 1 ] && [ ! -f "$LOOPBACK_KO" ]; then
 fi
 
 # ------------------------------------------------------------------ eyedropper for the guest
-step "swift build (release, with the tests, as Scripts/test)"
-# The same build as Scripts/test's, with the tests, so a no-op after it (a build of the product
-# alone compiles some of Hummingbird's modules again, with other settings: most of a minute): the
-# guest gets the binary with the Swift runtime and Foundation libraries ldd names, copied below at
-# the paths its RUNPATH gives. A --static-swift-stdlib build of its own cost CI a second release
-# build, 4 to 5 minutes.
-if ! (cd "$ROOT" && swift build -c release --build-tests > "$WORK/build.log" 2>&1); then
+step "swift build (release, the product: a no-op after Scripts/test's build)"
+# Scripts/test builds the tests without testability, so the product's modules are the same and
+# this builds nothing after it; run alone, it builds only what the guest runs. The Swift runtime
+# is linked in (Package.swift): the guest gets the binary and the system libraries ldd names.
+if ! (cd "$ROOT" && swift build -c release --product eyedropper > "$WORK/build.log" 2>&1); then
   cat "$WORK/build.log"; echo "swift build failed" >&2; exit 1
 fi
 grep -Ev "warning: the use of .mktemp' is dangerous|^\[[0-9]+/[0-9]+\]" "$WORK/build.log" || true
@@ -115,7 +113,7 @@ copy_with_libs() {   # program + every shared library ldd reports (and the ELF i
     mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"; done
 }
 copy_with_libs /usr/bin/v4l2-ctl /usr/bin/v4l2-ctl
-# eyedropper and its libraries (the Swift runtime, FFmpeg's 130-odd) are read from the share, not
+# eyedropper and its libraries (libv4l2, libturbojpeg, libmosquitto, OpenSSL) are read from the share, not
 # unpacked from the initramfs: the guest reads only the pages it runs, where unpacking a 110 MB
 # initramfs under emulation took two minutes of the VM's time. /usr/bin/eyedropper runs it so.
 SHARE=$WORK/share; mkdir -p "$SHARE/out" "$SHARE/eyedropper"
