@@ -79,7 +79,7 @@ wait $server
 # Without a token, as on loopback: the document this server serves asks for none (no bearer
 # requirement, no 401), and every check holds against it. The handlers behind it are those fuzzed
 # above with $examples examples each; what differs is the document and the absence of a token,
-# which the coverage phase and 100 examples each reach (500 took two minutes more of CI's time).
+# which the coverage phase and 100 examples each reach.
 start_serve "$eyedropper" "$out/serve-open.log" --source testpattern --size 640x480 --max-streams $max_streams \
   --profile-dir "$out/profiles"
 schemathesis testpattern-open "${not_streams[@]}" --max-examples 100

@@ -39,14 +39,16 @@ calibrate_and_check() {
     >"$out/out/check-$scene-$format.json" 2>"$out/out/check-$scene-$format.err" \
     || echo "sample --profile on $checked failed: $(tail -n 3 "$out/out/check-$scene-$format.err")" >&2
 }
+# check_of SCENE: the scene whose patches check SCENE's profile (loopback.py's checks.txt).
+check_of() { awk -v s="$1" '$1 == s { print $2 }' "$out/checks.txt"; }
 # What came through the device: its colorimetry as the device reported it, kept in the recording.
-check=$(awk '$1 == "small" { print $2 }' "$out/checks.txt")
+check=$(check_of small)
 for format in YUYV MJPG; do
   calibrate_and_check small "$check" $format "$out/out/device-small-$format.y4m" "$out/out/device-$check-$format.y4m"
 done
 # The scenes the host alone shows, as the device gives them: BT.601 limited (their .y4m has no tags).
 for scene in plain uneven; do
-  check=$(awk -v s=$scene '$1 == s { print $2 }' "$out/checks.txt")
+  check=$(check_of $scene)
   calibrate_and_check $scene "$check" YUYV "$out/y4m/$scene.y4m" "$out/y4m/$check.y4m" --matrix bt601 --range limited
 done
 "$venv/bin/python" -B Tests/Calibration/loopback.py check "$out"
