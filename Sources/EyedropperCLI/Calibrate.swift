@@ -39,6 +39,13 @@ struct Calibrate: ParsableCommand {
             each patch left out of its own fit (leave-one-out), never by the error on the \
             patches fitted.
 
+            A camera's curve can bend between the greys, and below the black. With --bracket it \
+            is measured instead: record the chart at several exposures, nothing else changed \
+            (eyedropper record --lock --control exposure_time_absolute=N, one file each), and \
+            give each as FILE@FACTOR, its exposure time over --source's; every patch at every \
+            exposure traces the response over its whole range (Debevec and Malik 1997), and \
+            only the correction is fitted through it. --source is the exposure the profile is for.
+
             Prints per patch the reference and corrected L*a*b* and their CIEDE2000 (fitted, \
             and left out), then mean, median and max; --format json prints the same as one \
             object (keys sorted). Writes the profile to --out, for sample --profile and serve \
@@ -101,6 +108,13 @@ struct Calibrate: ParsableCommand {
     @Option(help: "text (a table for people) or json (one object).")
     var format: CalibrateFormat = .text
 
+    @Option(
+        help: ArgumentHelp(
+            "Measure the tone curve instead of fitting it to the six greys: the same chart, light and camera at another exposure, FACTOR times --source's (its exposure time over --source's: 1/16, 0.25, 2.5). Give one for each other exposure: 5 to 9, from 1/64 to 4, not all one ratio apart.",
+            valueName: "FILE@FACTOR"),
+        transform: BracketExposure.parse)
+    var bracket: [BracketExposure] = []
+
     func validate() throws {
         guard corners.isEmpty || corners.count == 4 else {
             throw ValidationError(
@@ -120,6 +134,7 @@ struct Calibrate: ParsableCommand {
         if let radius, !(0...SamplingError.maximumRadius).contains(radius) {
             throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
         }
+        try validateBracket()
     }
 
     func run() throws {
@@ -148,11 +163,12 @@ struct Calibrate: ParsableCommand {
         if count < frames {
             StandardError.writeLine("eyedropper: the source ended after \(count) of \(frames) frames: calibrating on those")
         }
+        let measured = bracket.isEmpty ? nil : try measureCurve(base: read, configuration: configuration, reference: chartReference)
         StandardError.writeLine(
             model == .auto
                 ? "fitting the models, each again without each patch (leave-one-out)..."
                 : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
-        let fit = try read.fit(model: model.model, controls: CameraControls.integerValues(of: configuration.source))
+        let fit = try read.fit(model: model.model, controls: CameraControls.integerValues(of: configuration.source), measured: measured)
         let (calibration, report, profile) = (fit.calibration, fit.report, fit.profile)
         for patch in calibration.patches {
             if let excluded = patch.excluded {

@@ -69,15 +69,17 @@ public struct Calibration: Sendable {
     /// Calibrates from the 24 patch readings (patch 1 first): with `model`, or the model whose
     /// leave-one-out error is least when it is nil. `hidden`: patches (0-based) not seen, with
     /// why (covered, beyond the frame), left out of the fit as a clipped patch is.
+    /// `measuredCurve`: the camera's tone curve measured from several exposures
+    /// (`ResponseRecovery`), used as it is instead of one fitted through the neutral patches.
     public init(
         readings: [PatchStatistics], reference: ChartReference = .colorChecker2014, model: CorrectionModel? = nil,
-        hidden: [Int: String] = [:]
+        hidden: [Int: String] = [:], measuredCurve: ToneCurve? = nil
     ) throws(CalibrationError) {
         precondition(readings.count == ChartReference.patchCount, "\(readings.count) readings for a 24-patch chart")
         let excluded = Self.screen(readings).merging(hidden) { _, hidden in hidden }
         let used = (0..<readings.count).filter { excluded[$0] == nil }
         guard used.count >= Self.minimumPatches else { throw .tooFewPatches(used: used.count, excluded: excluded) }
-        let problem = FitProblem(readings: readings, reference: reference)
+        let problem = FitProblem(readings: readings, reference: reference, measuredCurve: measuredCurve)
         let models = model.map { [$0] } ?? CorrectionModel.allCases.filter { used.count - 1 >= 2 * $0.termCount }
         if let model, used.count - 1 < 2 * model.termCount {
             throw .tooFewPatchesForModel(model, used: used.count, needed: 2 * model.termCount + 1)
@@ -171,14 +173,17 @@ private struct FitProblem {
     let camera: [SIMD3<Double>]
     let targetLab: [CIELab]
     let targetXYZ: [CIEXYZ]
+    /// A tone curve measured elsewhere, used instead of fitting one.
+    let measuredCurve: ToneCurve?
 
-    init(readings: [PatchStatistics], reference: ChartReference) {
+    init(readings: [PatchStatistics], reference: ChartReference, measuredCurve: ToneCurve?) {
         camera = readings.map {
             let m = $0.mean
             return (Calibration.levels($0) ?? SIMD3(m.r, m.g, m.b)) / 255
         }
         targetLab = reference.lab
         targetXYZ = reference.lab.map { CIEXYZ($0, white: .d50) }
+        self.measuredCurve = measuredCurve
     }
 
     func lab(patch: Int, _ fit: Fit) -> CIELab {
@@ -215,10 +220,16 @@ private struct FitProblem {
     /// are a little tinted (white 9.5 has b* 2.9), and the camera sees the tint through its own
     /// primaries. Start from their linear sRGB, then take what the best 3 x 3 from the curve's
     /// linear RGB to XYZ says the camera reads for them (M⁻¹ XYZ), and fit the curve again: a few
-    /// rounds settle it. Each neutral's light scales what it reads.
+    /// rounds settle it. Each neutral's light scales what it reads. A measured curve is taken as it
+    /// is, and only the 3 x 3 is fitted.
     private func curveAndMatrix(_ patches: [Int], light: ChartLight) throws(CalibrationError) -> (ToneCurve, Matrix3?) {
         let neutrals = patches.filter { ChartReference.neutralIndices.contains($0) }
-        var curve = try self.curve(neutrals, neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector * light.gain(patch: $0) })
+        var curve: ToneCurve
+        if let measuredCurve {
+            curve = measuredCurve
+        } else {
+            curve = try self.curve(neutrals, neutrals.map { SRGB.fromXYZD50 * targetXYZ[$0].vector * light.gain(patch: $0) })
+        }
         var matrix: Matrix3?
         for round in 0...Self.curveRounds {
             let linear = patches.map { self.linear($0, curve: curve, light: light) }
@@ -233,7 +244,7 @@ private struct FitProblem {
             }
             guard rows.count == 3 else { return (curve, nil) }
             matrix = Matrix3(rows[0], rows[1], rows[2])
-            guard round < Self.curveRounds else { break }
+            guard round < Self.curveRounds, measuredCurve == nil else { break }
             let inverse = matrix!.inverse
             let targets = neutrals.map { inverse * targetXYZ[$0].vector * light.gain(patch: $0) }
             guard targets.allSatisfy({ all($0 .> 0) }), let next = try? self.curve(neutrals, targets) else { break }

@@ -33,6 +33,25 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         public let deltaELeaveOneOut: Double?
     }
 
+    /// How the tone curve was measured from several exposures (`calibrate --bracket`).
+    public struct Bracket: Hashable, Sendable, Codable {
+        /// Each exposure relative to the profile's, in the order read.
+        public let exposures: [Double]
+        /// The levels (patch channels) the curve was measured from.
+        public let levels: Int
+        /// The camera values (0...255) they covered: the curve is measured there, extrapolated beyond.
+        public let range: [Double]
+        /// The rms distance of the levels from the curve, in ln linear value (0.01 is 1%).
+        public let residual: Double
+
+        public init(_ recovery: ResponseRecovery) {
+            exposures = recovery.exposures.map { (1e6 * $0).rounded() / 1e6 }
+            levels = recovery.samples
+            range = [recovery.range.lowerBound, recovery.range.upperBound].map { (255e3 * $0).rounded() / 1e3 }
+            residual = (1e6 * recovery.residual).rounded() / 1e6
+        }
+    }
+
     public let model: CorrectionModel
     /// "leave-one-out" when the model was chosen by its error on patches left out, "asked" when given.
     public let chosenBy: String
@@ -47,8 +66,12 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
     public let corners: [[Double]]
     public let radius: Int
     public let frames: Int
+    /// With `calibrate --bracket`, how the tone curve was measured; nil (and absent) otherwise.
+    public let bracket: Bracket?
 
-    public init(_ calibration: Calibration, geometry: ChartGeometry, radius: Int, frames: Int, modelAsked: Bool) {
+    public init(
+        _ calibration: Calibration, geometry: ChartGeometry, radius: Int, frames: Int, modelAsked: Bool, bracket: Bracket? = nil
+    ) {
         model = calibration.model
         chosenBy = modelAsked ? "asked" : "leave-one-out"
         fitted = calibration.fitted
@@ -72,6 +95,7 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         corners = geometry.corners.map { [$0.x, $0.y] }
         self.radius = radius
         self.frames = frames
+        self.bracket = bracket
     }
 
     /// The report as one line of JSON, keys sorted: what `calibrate --format json` prints.

@@ -44,6 +44,13 @@ public struct ChartRead {
     /// The frames read so far.
     public var frames: Int { block.frames }
 
+    /// The 24 patches as read so far, patch 1 first (the white reference's reading left out).
+    public var readings: [PatchStatistics] {
+        var means: [ColorSample] = []
+        block.samples(into: &means)
+        return means.prefix(ChartReference.patchCount).map(\.statistics)
+    }
+
     /// Reads the patches of one more frame. Throws when the chart is not found in it, has moved
     /// since the first frame, or the frame's size or colorimetry is not the first frame's.
     public mutating func add<Frame: SampleSource & ~Copyable>(_ frame: borrowing Frame) throws(ChartReadError) {
@@ -104,7 +111,9 @@ public struct ChartRead {
 
     /// The profile fitted to the patches read: `model`, or with nil the model of least
     /// leave-one-out error. `controls`: the camera's controls in force, kept in the profile.
-    public func fit(model: CorrectionModel?, controls: [String: Int] = [:]) throws -> ChartFit {
+    /// `measured`: the tone curve measured from several exposures (`calibrate --bracket`), used
+    /// instead of one fitted.
+    public func fit(model: CorrectionModel?, controls: [String: Int] = [:], measured: ResponseRecovery? = nil) throws -> ChartFit {
         guard let geometry, let radius, let colorimetry = block.colorimetry else { throw ChartReadError.noFrames }
         var means: [ColorSample] = []
         block.samples(into: &means)
@@ -118,8 +127,10 @@ public struct ChartRead {
             }
         }
         let calibration = try Calibration(
-            readings: means.map(\.statistics), reference: reference, model: model, hidden: hidden)
-        let report = CalibrationReport(calibration, geometry: geometry, radius: radius, frames: block.frames, modelAsked: model != nil)
+            readings: means.map(\.statistics), reference: reference, model: model, hidden: hidden, measuredCurve: measured?.curve)
+        let report = CalibrationReport(
+            calibration, geometry: geometry, radius: radius, frames: block.frames, modelAsked: model != nil,
+            bracket: measured.map(CalibrationReport.Bracket.init))
         var profile = CameraProfile(
             calibration: calibration, report: report, colorimetry: colorimetry, width: size.width, height: size.height,
             controls: controls)

@@ -123,6 +123,54 @@ import Testing
         #expect(png.status == 64 && png.stderr.contains("--picture"), "\(png.stderr)")
     }
 
+    /// --bracket: the chart at four exposures, one file each. The report says what the curve was
+    /// measured from, and the profile keeps the measured curve (60 knots a channel, where a curve
+    /// through the greys has one per grey). Without --bracket the report has no such key.
+    /// Caught: --bracket read and then not used (the greys' curve in the profile), the exposures
+    /// paired with the wrong files, a bracket file read at its own chart position.
+    @Test func aBracketMeasuresTheCurveFromEachExposure() throws {
+        let factors = [1.0 / 16, 1.0 / 4, 2.5]
+        var bracket: [String] = []
+        for (index, factor) in factors.enumerated() {
+            var camera = SimulatedCamera(seed: UInt64(10 + index))
+            camera.exposure *= factor
+            try writeChartY4M(path: scratch.file("exposure-\(index).y4m"), camera: camera)
+            bracket += ["--bracket", "\(scratch.file("exposure-\(index).y4m"))@\(["1/16", "0.25", "2.5"][index])"]
+        }
+        let result = try calibrate(["--format", "json"] + bracket)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("measured the tone curve from 4 exposures"), "\(result.stderr)")
+        let report = try json(result.stdout)
+        let measured = try #require(report["bracket"] as? [String: Any], "\(report.keys)")
+        #expect((measured["exposures"] as? [NSNumber])?.map(\.doubleValue) == [1, 0.0625, 0.25, 2.5], "\(measured)")
+        #expect(try #require(measured["levels"] as? Int) > 150, "\(measured)")
+        #expect(try #require(measured["residual"] as? Double) < 0.03, "\(measured)")
+        let fitted = try #require(report["fitted"] as? [String: Double])
+        #expect(try #require(fitted["mean"]) < 1.0, "\(fitted)")
+        let profile = try json(String(decoding: ScratchDirectory.read(scratch.file("profile.json")), as: UTF8.self))
+        let curve = try #require(profile["toneCurve"] as? [String: [String: Any]])
+        #expect((curve["green"]?["points"] as? [[Double]])?.count == 60, "\(curve["green"] ?? [:])")
+
+        let plain = try calibrate(["--format", "json"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try json(plain.stdout)["bracket"] == nil)
+    }
+
+    /// Each --bracket that cannot be read as FILE@FACTOR, or repeats an exposure, is a usage
+    /// error naming it, before any file is read.
+    @Test func aBracketThatIsNotFileAtFactorIsAUsageError() throws {
+        let chart = scratch.file("chart.y4m")
+        for (value, message) in [
+            (chart, "give FILE@FACTOR"), ("\(chart)@0", "is not an exposure factor above 0"), ("\(chart)@1/0", "is not an exposure factor"),
+            ("chart.txt@2", "is not a source"), ("\(chart)@1", "the same exposure as --source"),
+        ] {
+            let result = try calibrate(["--bracket", value])
+            #expect(result.status == 64 && result.stderr.contains(message), "--bracket \(value): \(result.stderr)")
+        }
+        let twice = try calibrate(["--bracket", "\(chart)@0.25", "--bracket", "\(chart)@1/4"])
+        #expect(twice.status == 64 && twice.stderr.contains("the same exposure as \(chart)"), "\(twice.stderr)")
+    }
+
     @Test func cornersThatAreNotAChartAreAUsageError() throws {
         var swapped = cornerArguments
         swapped.swapAt(3, 5)  // bluish green and black: a bow tie
