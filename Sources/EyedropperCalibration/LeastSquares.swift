@@ -1,7 +1,8 @@
 import Eyedropper
 
 /// The small dense linear algebra the calibration needs: systems of at most 18 unknowns, solved a
-/// few thousand times per calibration, never per frame.
+/// few thousand times per calibration, and once a few times a bracket of exposures some 250
+/// (`ResponseRecovery`); never per frame.
 enum LeastSquares {
     /// Solves the n x n system `a` x = `b` (a row-major) by Gaussian elimination with partial
     /// pivoting; nil when `a` is singular to working precision.

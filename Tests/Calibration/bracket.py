@@ -112,12 +112,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="curves run at once (default 2)")
     parser.add_argument("--keep", action="store_true", help="keep the rendered .y4m files")
     args = parser.parse_args()
-    data = measured.directory(args.data)
+    data = measured.directory_or_skip(args.data, "calibrate --bracket on measured tone curves (Tests/Calibration/bracket.py)")
     if data is None:
-        where = args.data or measured.DEFAULT_DIRECTORY
-        print(f"!!! SKIPPED: the measured cameras are not at {where} (need {', '.join(measured.FILES)}): "
-              "calibrate --bracket on measured tone curves (Tests/Calibration/bracket.py) was NOT run",
-              file=sys.stderr, flush=True)
         return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

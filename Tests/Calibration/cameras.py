@@ -458,12 +458,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="cameras run at once (default 2)")
     parser.add_argument("--keep", action="store_true", help="keep the rendered .y4m files")
     args = parser.parse_args()
-    data = measured.directory(args.data)
+    data = measured.directory_or_skip(
+        args.data, "calibration on measured sensors and tone curves (Tests/Calibration/cameras.py)")
     if data is None:
-        where = args.data or measured.DEFAULT_DIRECTORY
-        print(f"!!! SKIPPED: the measured cameras are not at {where} (need {', '.join(measured.FILES)}): "
-              "calibration on measured sensors and tone curves (Tests/Calibration/cameras.py) was NOT run",
-              file=sys.stderr, flush=True)
         return 0
     check_delta_e()
     out = Path(args.out)

@@ -14,6 +14,7 @@ at 210 of 255, noise of 1.5 levels. It knows its own curve exactly, so a test ca
 """
 
 import json
+import sys
 from pathlib import Path
 
 import colour
@@ -31,6 +32,15 @@ def directory(path=None):
     """The data directory when every file is there, else None."""
     path = Path(path) if path else DEFAULT_DIRECTORY
     return path if all((path / name).is_file() for name in FILES) else None
+
+
+def directory_or_skip(path, what):
+    """`directory(path)`, or None after saying loudly on stderr that `what` was not run."""
+    found = directory(path)
+    if found is None:
+        print(f"!!! SKIPPED: the measured cameras are not at {path or DEFAULT_DIRECTORY} (need {', '.join(FILES)}): "
+              f"{what} was NOT run", file=sys.stderr, flush=True)
+    return found
 
 
 def sensors(path):
