@@ -340,7 +340,7 @@ def opencv_best(calibration_means, reference_lab, held_means, held_truth):
 
 def run_pair(job):
     """Renders, calibrates and reads one camera; returns its figures (a dict)."""
-    (data, out_root, eyedropper, sensor_name, curve_index, keep) = job
+    (data, out_root, eyedropper, sensor_name, curve_index, keep, bracketed) = job
     started = time.monotonic()
     reference = Reference()
     sensitivities = measured.sensors(data)[sensor_name]
@@ -364,6 +364,14 @@ def run_pair(job):
         mark = now
 
     write_y4m(out / "calibration.y4m", camera, scene, [tables["D50"]], CALIBRATION_FRAMES, seed)
+    # --bracket: the calibration scene at bracket.py's other exposures too, the curve measured from them.
+    bracket = []
+    if bracketed:
+        from bracket import FACTORS, FRAMES
+        for index, factor in enumerate(FACTORS[1:]):
+            path = out / f"exposure-{index + 1}.y4m"
+            write_y4m(path, camera, scene, [tables["D50"] * factor], FRAMES, seed + 2 + index)
+            bracket += ["--bracket", f"{path}@{factor:.6g}"]
     write_y4m(out / "eval.y4m", camera, scene, [tables[label] for label, _, _ in LIGHTS], FRAMES_PER_LIGHT, seed + 1)
     result = {"sensor": sensor_name, "curve": curve.name, "family": curve.family, "timings": timings}
     lap("render")
@@ -372,7 +380,7 @@ def run_pair(job):
     tile = f"{scene.tile_point[0]},{scene.tile_point[1]}"
     status, stdout, stderr = run([eyedropper, "calibrate", "--source", out / "calibration.y4m", *SOURCE_OPTIONS,
                                   *at_options(scene.corners(), "--corner"), "--frames", CALIBRATION_FRAMES,
-                                  "--white-reference", tile, "--out", profile, "--format", "json"])
+                                  "--white-reference", tile, "--out", profile, "--format", "json", *bracket])
     if status != 0:
         result["error"] = f"calibrate exited {status}: {stderr.strip()[-400:]}"
         return result
@@ -425,8 +433,8 @@ def run_pair(job):
     np.savez(out / "means.npz", chart=chart_means, held=means, tile=tile_means, tile_calibration=tile_calibration,
              plain=plain, corrected=corrected, truth=truth)
     if not keep:
-        for name in ("calibration.y4m", "eval.y4m"):
-            (out / name).unlink(missing_ok=True)
+        for name in ["calibration.y4m", "eval.y4m"] + bracket[1::2]:
+            (out / name.split("@")[0]).unlink(missing_ok=True)
     return result
 
 
@@ -457,6 +465,9 @@ def main():
     parser.add_argument("--curve", action="append", default=[], help="only curves whose name contains this")
     parser.add_argument("--jobs", type=int, default=2, help="cameras run at once (default 2)")
     parser.add_argument("--keep", action="store_true", help="keep the rendered .y4m files")
+    parser.add_argument("--bracket", action="store_true",
+                        help="calibrate with --bracket: the tone curve measured from the chart at bracket.py's ten "
+                             "exposures (reported; no bound is checked)")
     args = parser.parse_args()
     data = measured.directory_or_skip(
         args.data, "calibration on measured sensors and tone curves (Tests/Calibration/cameras.py)")
@@ -473,17 +484,18 @@ def main():
                 and (not args.curve or any(p in curve_list[c].name for p in args.curve)))
 
     chosen = [(s, c) for s, c in pairs(sensor_names, curve_list, args.set) if selected(s, c)]
-    print(f"{len(chosen)} cameras (sensor + tone curve, set {args.set}), {args.jobs} at a time; data {data}", flush=True)
+    print(f"{len(chosen)} cameras (sensor + tone curve, set {args.set}){', calibrated with --bracket' if args.bracket else ''}, "
+          f"{args.jobs} at a time; data {data}", flush=True)
     started = time.monotonic()
     results = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for r in pool.map(run_pair, [(data, out, args.eyedropper, s, c, args.keep) for s, c in chosen]):
+        for r in pool.map(run_pair, [(data, out, args.eyedropper, s, c, args.keep, args.bracket) for s, c in chosen]):
             results.append(r)
             print(pair_line(r), flush=True)
     seconds = time.monotonic() - started
     (out / "cameras.json").write_text(json.dumps({"set": args.set, "cameras": results}, indent=1))
     checks = Checks()
-    bounds = None if args.sensor or args.curve else BOUNDS.get(args.set)
+    bounds = None if args.sensor or args.curve or args.bracket else BOUNDS.get(args.set)
     lines = report(results, checks, bounds)
     lines.append(f"\n{len(results)} cameras (set {args.set}) in {seconds:.0f} s, {args.jobs} at a time")
     print("\n".join(lines))

@@ -25,7 +25,7 @@ import Testing
         "CaptureError": CaptureError.self, "ControlError": ControlError.self, "OutputError": OutputError.self,
         "MQTTURLError": MQTTURLError.self, "TLSFileError": TLSFileError.self, "TokenFileError": TokenFileError.self,
         "PaletteFileError": PaletteFileError.self, "WhiteReferenceError": WhiteReferenceError.self,
-        "ReferenceRefused": ReferenceRefused.self,
+        "ReferenceRefused": ReferenceRefused.self, "ResponseRecoveryError": ResponseRecoveryError.self,
     ]
 
     /// The command line's own (Sources/EyedropperCLI, which tests cannot import): declared with
@@ -83,5 +83,6 @@ import Testing
         #expect(SamplingError.radiusOutOfRange(-1).exitStatus == 64)
         #expect(WhiteReferenceError.notRecorded.exitStatus == 64)
         #expect(ReferenceRefused(path: "p.json", error: .notRecorded).exitStatus == 64)
+        #expect(ResponseRecoveryError.notRising(channel: 0, level: 250, drop: 0.5).exitStatus == 65)
     }
 }
