@@ -65,13 +65,13 @@ extension Calibrate {
                 try input.forEachFrame(source, limit: frames, done: "read") { frame, _ in try read.add(frame) }
             } catch {
                 let status = (error as? any ExitStatusError)?.exitStatus ?? 65
-                throw CommandFailure("--bracket \(exposure.path)@\(Self.factorText(exposure.factor)): \(error)", status: status)
+                throw CommandFailure("--bracket \(exposure.path)@\(DecimalText.atMost(exposure.factor, 4)): \(error)", status: status)
             }
             guard read.frames > 0 else {
                 throw CommandFailure("--bracket \(exposure.path): no frame in it", status: 65)
             }
             StandardError.writeLine(
-                "exposure \(index + 2) of \(bracket.count + 1): \(exposure.path), ×\(Self.factorText(exposure.factor)), \(read.frames) frames"
+                "exposure \(index + 2) of \(bracket.count + 1): \(exposure.path), ×\(DecimalText.atMost(exposure.factor, 4)), \(read.frames) frames"
             )
             readings.append(read.readings)
         }
@@ -80,7 +80,7 @@ extension Calibrate {
         for index in recovery.unusedExposures {
             let name = index == 0 ? "--source" : "--bracket \(bracket[index - 1].path)"
             StandardError.writeLine(
-                "eyedropper: warning: \(name) (×\(Self.factorText(exposures[index]))) has no patch between levels \(Int(ResponseRecovery.usableLevels.lowerBound)) and \(Int(ResponseRecovery.usableLevels.upperBound)) of 255: left out, too dark or too bright to say anything"
+                "eyedropper: warning: \(name) (×\(DecimalText.atMost(exposures[index], 4))) has no patch between levels \(Int(ResponseRecovery.usableLevels.lowerBound)) and \(Int(ResponseRecovery.usableLevels.upperBound)) of 255: left out, too dark or too bright to say anything"
             )
         }
         let range = recovery.range
@@ -88,13 +88,5 @@ extension Calibrate {
             "measured the tone curve from \(exposures.count - recovery.unusedExposures.count) exposures: levels \(DecimalText.fixed(255 * range.lowerBound, 1)) to \(DecimalText.fixed(255 * range.upperBound, 1)) of 255 read, \(recovery.samples) patch channels within \(DecimalText.fixed(100 * recovery.residual, 1))% of the curve"
         )
         return recovery
-    }
-
-    /// 0.0625 as "0.0625", 4 as "4".
-    static func factorText(_ factor: Double) -> String {
-        var text = DecimalText.fixed(factor, 4)
-        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
     }
 }

@@ -45,10 +45,10 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         public let residual: Double
 
         public init(_ recovery: ResponseRecovery) {
-            exposures = recovery.exposures.map { (1e6 * $0).rounded() / 1e6 }
+            exposures = recovery.exposures.map(CalibrationReport.micro)
             levels = recovery.samples
             range = [recovery.range.lowerBound, recovery.range.upperBound].map { (255e3 * $0).rounded() / 1e3 }
-            residual = (1e6 * recovery.residual).rounded() / 1e6
+            residual = CalibrationReport.micro(recovery.residual)
         }
     }
 

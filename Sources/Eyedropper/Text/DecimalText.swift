@@ -18,6 +18,14 @@ public enum DecimalText {
         return (rounded < 0 ? "-" : "") + text
     }
 
+    /// `value` with at most `digits` decimals, as a person writes it: trailing zeros and a bare
+    /// point left off (`50`, `0.0625`), `-0` as `0`.
+    public static func atMost(_ value: Double, _ digits: Int) -> String {
+        var text = fixed(value, digits)
+        while text.contains("."), text.hasSuffix("0") || text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
     /// `value` to `digits` significant digits, in plain decimal notation (no exponent): 0.0041234,
     /// 0.14512, 28.040.
     public static func significant(_ value: Double, _ digits: Int) -> String {

@@ -218,11 +218,7 @@ extension ServeSettings {
 extension ServeSettings {
     /// `L,a,b` to 2 decimals at most, as a person writes it (`50,0,0`).
     static func text(_ lab: CIELab) -> String {
-        [lab.l, lab.a, lab.b].map { value in
-            var text = DecimalText.fixed(value, 2)
-            while text.contains("."), text.hasSuffix("0") || text.hasSuffix(".") { text.removeLast() }
-            return text == "-0" ? "0" : text
-        }.joined(separator: ",")
+        [lab.l, lab.a, lab.b].map { DecimalText.atMost($0, 2) }.joined(separator: ",")
     }
 }
 
