@@ -44,7 +44,10 @@ struct Calibrate: ParsableCommand {
             (eyedropper record --lock --control exposure_time_absolute=N, one file each), and \
             give each as FILE@FACTOR, its exposure time over --source's; every patch at every \
             exposure traces the response over its whole range (Debevec and Malik 1997), and \
-            only the correction is fitted through it. --source is the exposure the profile is for.
+            only the correction is fitted through it. --source is the exposure the profile is for. \
+            A camera steps its own: give each FACTOR alone (--bracket 1/16 --bracket 2.5 ...), and \
+            its exposure control (--bracket-control) is set to that times the value it has after \
+            --lock or --control, each step read once two frames in a row agree, and put back after.
 
             Prints per patch the reference and corrected L*a*b* and their CIEDE2000 (fitted, \
             and left out), then mean, median and max; --format json prints the same as one \
@@ -110,10 +113,16 @@ struct Calibrate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Measure the tone curve instead of fitting it to the six greys: the same chart, light and camera at another exposure, FACTOR times --source's (its exposure time over --source's: 1/16, 0.25, 2.5). Give one for each other exposure: 5 to 9, from 1/64 to 4, not all one ratio apart.",
+            "Measure the tone curve instead of fitting it to the six greys: the same chart, light and camera at another exposure, FACTOR times --source's (its exposure time over --source's: 1/16, 0.25, 2.5). Give one for each other exposure: 5 to 9, from 1/64 to 4, not all one ratio apart. A camera steps its own exposure: give FACTOR alone.",
             valueName: "FILE@FACTOR"),
         transform: BracketExposure.parse)
     var bracket: [BracketExposure] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "The control a camera's --bracket steps (default: exposure_time_absolute, else exposure_absolute or exposure); it is put back after.",
+            valueName: "NAME"))
+    var bracketControl: String?
 
     func validate() throws {
         guard corners.isEmpty || corners.count == 4 else {
@@ -140,6 +149,7 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         let chartReference = try reference.map { try ChartReference.load(path: $0) } ?? .colorChecker2014
         let configuration = try input.configuration()
+        if !bracket.isEmpty { try validateBracket(for: configuration.source) }
         var read = ChartRead(corners: corners, radius: radius, reference: chartReference, whiteReference: whiteReference)
         // The frame the picture draws on: the first, kept only with --picture.
         var firstFrame: RGBImage?

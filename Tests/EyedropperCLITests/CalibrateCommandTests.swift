@@ -171,6 +171,30 @@ import Testing
         #expect(twice.status == 64 && twice.stderr.contains("the same exposure as \(chart)"), "\(twice.stderr)")
     }
 
+    /// A camera steps its own exposure (FACTOR alone); a file needs one recording per exposure
+    /// (FILE@FACTOR). Each the wrong way round is a usage error naming what to give, before a
+    /// frame is read or the device opened (there is no /dev/video9 here). The stepping itself runs
+    /// on vivid (Tests/VM/guest-bracket.sh).
+    /// Caught: a factor alone accepted for a file (and a default exposure guessed), a file given
+    /// for a camera read as if it were the camera's, --bracket-control accepted with nothing to step.
+    @Test func aCameraStepsItsOwnExposureAndAFileCannot() throws {
+        let chart = scratch.file("chart.y4m")
+        let alone = try calibrate(["--bracket", "1/16"])
+        #expect(
+            alone.status == 64 && alone.stderr.contains("--bracket 1/16: only a camera (--source /dev/videoN) steps its own exposure"),
+            "\(alone.stderr)")
+        let control = try calibrate(["--bracket-control", "exposure_time_absolute"])
+        #expect(control.status == 64 && control.stderr.contains("give the exposures too"), "\(control.stderr)")
+        let onFile = try calibrate(["--bracket", "\(chart)@1/4", "--bracket-control", "contrast"])
+        #expect(onFile.status == 64 && onFile.stderr.contains("is not a camera"), "\(onFile.stderr)")
+        let camera = try runEyedropper([
+            "calibrate", "--source", "/dev/video9", "--out", scratch.file("p.json"), "--bracket", "\(chart)@1/4",
+        ])
+        #expect(
+            camera.status == 64 && camera.stderr.contains("/dev/video9 steps its own exposure: give the factor alone (--bracket 1/4)"),
+            "\(camera.stderr)")
+    }
+
     @Test func cornersThatAreNotAChartAreAUsageError() throws {
         var swapped = cornerArguments
         swapped.swapAt(3, 5)  // bluish green and black: a bow tie
