@@ -19,7 +19,9 @@ Beside Eyedropper, on the very same patch means: OpenCV's ccm (10 configurations
 them per pair chosen on the held-out colours themselves, so flattering to OpenCV), and "the
 ideal 3x3": a 3x3 fitted to the chart's 24 means through the camera's true inverse curve (by least
 mean CIEDE2000), what a calibration that knew the curve would do with a 3x3; with the reference,
-a per-channel gain from the tile through the same true curve.
+a per-channel gain from the tile through the same true curve. And each camera's floor: a
+root-polynomial of degree 3 fitted to the held-out colours themselves, from their exact linear
+values; a worst figure is also judged on the cameras whose floor is under its goal.
 
 Which cameras: `--set quick` (the default, Scripts/test's) runs the 8 of QUICK, the shadows
 and sensors that were hardest plus two ordinary ones; `--set every-sensor` every one of the 28
@@ -320,6 +322,27 @@ def fit_ideal(linear, target_lab):
     return best[0]
 
 
+def root_polynomial_3(linear):
+    """Finlayson's root-polynomial terms of degree 3 (13 a colour): each a cube root of a product of
+    three channels, or a square root of two, or a channel, so that they all scale with exposure."""
+    r, g, b = np.maximum(np.asarray(linear, float), 1e-12).T
+    return np.stack([r, g, b, np.sqrt(r * g), np.sqrt(g * b), np.sqrt(r * b), np.cbrt(r * g * g), np.cbrt(g * b * b),
+                     np.cbrt(r * b * b), np.cbrt(g * r * r), np.cbrt(b * g * g), np.cbrt(b * r * r), np.cbrt(r * g * b)],
+                    axis=1)
+
+
+def floor(linear, truth_lab):
+    """The held-out colours' mean CIEDE2000 after a root-polynomial of degree 3 fitted to those very
+    colours (least squares in XYZ, each weighted by 1/Y), from their exact linear values: what no
+    correction from this camera's RGB, fitted to a chart, can expect to beat on them. Where it is
+    high, the sensor itself sees those colours differently from the eye (their metamers differ)."""
+    target = colour.Lab_to_XYZ(truth_lab, D50_XY)
+    terms = root_polynomial_3(linear)
+    weights = np.sqrt(1 / np.maximum(target[:, 1], 0.01))[:, None]
+    m = np.linalg.lstsq(terms * weights, target * weights, rcond=None)[0]
+    return float(delta_e(lab_of(terms @ m), truth_lab).mean())
+
+
 def opencv_best(calibration_means, reference_lab, held_means, held_truth):
     """OpenCV ccm's configurations (ProPhoto: its D50 working space), fitted on the chart's means;
     the best on the held-out colours, as (name, ΔE per held-out colour)."""
@@ -422,6 +445,7 @@ def run_pair(job):
     exact = camera.linear(camera.patch_spectra)
     m0 = fit_ideal(exact, reference.lab)
     result["ideal_noise_free"] = float(delta_e(lab_of(camera.linear(held) @ m0.T), truth).mean())
+    result["floor"] = floor(camera.linear(held), truth)
     lap("ideal")
     best = opencv_best(chart_means, reference.lab, means[0], truth)
     lap("opencv")
@@ -565,11 +589,25 @@ def report(results, checks, bounds):
                 lines.append(f"| Eyedropper minus that 3x3 | {d[0]:+.2f} / {d[1]:+.2f} | | |")
         nf = summary([r["ideal_noise_free"] for r in good])
         lines.append(f"| held out, ideal 3x3 without noise | | | {nf[0]:.2f} / {nf[1]:.2f} |")
+        floors = {id(r): r["floor"] for r in good if "floor" in r}
+        if floors:
+            fl = summary(list(floors.values()))
+            lines.append(f"| held out, the floor: a root-polynomial of degree 3 fitted to the held-out colours "
+                         f"themselves, without noise | | | {fl[0]:.2f} / {fl[1]:.2f} |")
         lines += ["", "Goals (reported, not failed on):"]
         for key, statistic, goal in GOALS:
             value = figures[key][0 if statistic == "median" else 1]
-            lines.append(f"- {key}, {statistic}: {value:.2f} against {goal}: "
-                         + ("met" if value <= goal else f"NOT met, by {value - goal:.2f}"))
+            line = f"- {key}, {statistic}: {value:.2f} against {goal}: " + (
+                "met" if value <= goal else f"NOT met, by {value - goal:.2f}")
+            if statistic == "worst" and floors and key in ("held_out", "reference"):
+                # Where the worst camera's own floor is past the goal, no correction meets it there:
+                # the goal is also judged on the cameras whose floor is under it.
+                at = max(good, key=lambda r: r["eyedropper"][key])
+                attainable = [r["eyedropper"][key] for r in good if floors.get(id(r), 0) <= goal]
+                line += (f" (worst on {at['sensor']} + {at['curve']}, whose floor is {floors.get(id(at), 0):.2f}; "
+                         f"on the {len(attainable)} cameras whose floor is under {goal}: {max(attainable):.2f}, "
+                         + ("met)" if max(attainable) <= goal else f"NOT met, by {max(attainable) - goal:.2f})"))
+            lines.append(line)
         worst = sorted(good, key=lambda r: r["eyedropper"]["held_out"] - r["ideal"]["held_out"])[-3:][::-1]
         lines.append("- most above the ideal 3x3, held out: " + "; ".join(
             f"{r['sensor']} + {r['curve']} {r['eyedropper']['held_out'] - r['ideal']['held_out']:+.2f}" for r in worst))
