@@ -6,9 +6,9 @@
 # with a channel at 0 says nothing of the curve, and is left out). Checked: each step
 # set to the factor times the value the control had, read once two frames agree; the levels of
 # every step on one curve; the control put back after, and also when the reading is interrupted
-# halfway (exit 130, no profile written).
+# halfway (exit 130, no profile written); a control an automatic one governs refused.
 # Writes PASS/FAIL lines to $RESULTS.
-# Budget: 60 s on the nominal guest (Tests/VM/guest-lib.sh): twice what it takes there.
+# Budget: 70 s on the nominal guest (Tests/VM/guest-lib.sh): twice what it takes there.
 . /mnt/guest-lib.sh
 DEV=/dev/video0
 ctl() { v4l2-ctl -d $DEV -C "$1" 2>/dev/null | sed 's/^[^:]*: //' | cut -d' ' -f1; }
@@ -36,6 +36,15 @@ residual=$(grep -o '"bracket":{[^}]*}' /tmp/bracket.out | grep -o '"residual":[0
 if [ -n "$residual" ] && awk -v r="$residual" 'BEGIN { exit !(r < 0.01) }'; then
     pass "the levels of the four steps lie on one curve within $(awk -v r="$residual" 'BEGIN { printf "%.2f", 100 * r }') % (at most 1 %)"
 else fail "the four steps on one curve" "residual '$residual' (at most 0.01): $(tail -n 3 /tmp/bracket.err)"; fi
+
+# A control an automatic one governs (vivid's gain, under its autogain) is not stepped: a usage error
+# naming what governs it and what to do, and no step read.
+$CAL --frames 2 --bracket 1/2 --bracket-control gain --out /tmp/governed.json > /dev/null 2>/tmp/governed.err
+rc=$?
+if [ $rc -eq 64 ] && grep -q 'gain is inactive: .* governs it now; switch that off first' /tmp/governed.err \
+    && ! grep -q '^exposure 2' /tmp/governed.err && [ ! -e /tmp/governed.json ]; then
+    pass "calibrate --bracket-control gain under autogain: exit 64, $(grep -o 'gain is inactive: [^;]*' /tmp/governed.err)"
+else fail "calibrate --bracket-control gain under autogain" "exit $rc: $(tail -n 3 /tmp/governed.err)"; fi
 
 # Interrupted halfway: Ctrl-C during a step still puts the control back, and writes nothing.
 rm -f /tmp/stopped.json
