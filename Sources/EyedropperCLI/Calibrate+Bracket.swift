@@ -15,8 +15,9 @@ struct BracketExposure: Hashable, Sendable {
     let path: String?
     let source: SourceName?
     let factor: Double
-    /// As given: "dark.y4m@1/16", "1/16".
+    /// As given: "dark.y4m@1/16", "1/16"; and its factor alone, "1/16".
     let text: String
+    let factorText: String
 
     /// "dark.y4m@1/16", "bright.y4m@2.5", or "1/16" alone: the last `@` parts the source from its
     /// factor.
@@ -32,7 +33,7 @@ struct BracketExposure: Hashable, Sendable {
                     "'\(text)': give FILE@FACTOR (a recording and its exposure relative to --source's, e.g. dark.y4m@1/16), or FACTOR alone for a camera to step its own exposure to (e.g. 1/16)"
                 )
             }
-            return BracketExposure(path: nil, source: nil, factor: factor, text: text)
+            return BracketExposure(path: nil, source: nil, factor: factor, text: text, factorText: factorText)
         }
         let path = String(text[..<at])
         guard let source = SourceName(path) else {
@@ -42,7 +43,7 @@ struct BracketExposure: Hashable, Sendable {
             throw ValidationError(
                 "'\(factorText)' is not an exposure factor above 0: give its exposure time over --source's, as 1/16, 0.25 or 4")
         }
-        return BracketExposure(path: path, source: source, factor: factor, text: text)
+        return BracketExposure(path: path, source: source, factor: factor, text: text, factorText: factorText)
     }
 }
 
@@ -76,7 +77,7 @@ extension Calibrate {
         let camera = if case .camera = source { true } else { false }
         if camera, let file = bracket.first(where: { $0.path != nil }) {
             throw ValidationError(
-                "--bracket \(file.text): \(source) steps its own exposure: give the factor alone (--bracket \(file.text[file.text.index(after: file.text.lastIndex(of: "@")!)...]))"
+                "--bracket \(file.text): \(source) steps its own exposure: give the factor alone (--bracket \(file.factorText))"
             )
         }
         if !camera, let step = bracket.first(where: { $0.path == nil }) {
