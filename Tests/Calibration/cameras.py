@@ -26,7 +26,9 @@ values; a worst figure is also judged on the cameras whose floor is under its go
 Which cameras: `--set quick` (the default, Scripts/test's) runs the 8 of QUICK, the shadows
 and sensors that were hardest plus two ordinary ones; `--set every-sensor` every one of the 28
 sensors with two curves each, going round the 39 curves so every curve is used (56 cameras);
-`--set full` every sensor with every curve. Prints a line per camera and the table (median and
+`--set full` every sensor with every curve; `--set judge` the held-back judge: sensors and curves
+that are not in ../shared/cameras (judge_sensors, judge_curves), 8 cameras, never used to choose
+anything in the calibration. Prints a line per camera and the table (median and
 worst over the cameras), writes OUT/cameras.md and OUT/cameras.json, and exits 1 when a figure is
 past its regression bound for the set (BOUNDS; the issue's goals are reported beside, met or not).
 The data is read from ../shared/cameras beside the checkout; without it, the run says so loudly
@@ -53,7 +55,7 @@ import numpy as np  # noqa: E402
 import held_out  # noqa: E402
 import measured  # noqa: E402
 import opencv_baseline  # noqa: E402
-from camera import SHAPE, Reference, _aligned, illuminant, planes_420  # noqa: E402
+from camera import SHAPE, Camera, Reference, _aligned, illuminant, planes_420  # noqa: E402
 
 REPOSITORY = measured.REPOSITORY
 WIDTH, HEIGHT = 1280, 720
@@ -80,7 +82,7 @@ DORF_COUNT = 24
 DORF_BLACK_FLOOR = 2.0
 
 #: The sets of cameras `--set` runs (`pairs`).
-SETS = ("quick", "every-sensor", "full")
+SETS = ("quick", "every-sensor", "full", "judge")
 #: Scripts/test's set, (sensor, curve), a part of every-sensor's (8 cameras: 69 s on two cores at
 #: a load of 5): the cameras whose shadows a curve through the neutrals got
 #: most wrong (the deep toes of DoRF 183 and darktable's "nokia like", the bumps of DoRF 190 and
@@ -155,9 +157,42 @@ def _black_to_white():
     return reference.xyz[23][1] / reference.xyz[18][1]
 
 
+def judge_sensors():
+    """The held-back judge's sensors, none of them in ../shared/cameras: colour-science's two NPL
+    measurements (Darrodi et al. 2015), the Sigma SD Merrill's Foveon layers and a Nikon D5100
+    measured by another laboratory (Jiang et al. have the model, not this measurement). Zero where
+    they were not measured; each channel's peak 1 as Jiang et al.'s."""
+    result = {}
+    for name in ("Sigma SDMerill (NPL)", "Nikon 5100 (NPL)"):
+        measured_sd = colour.MSDS_CAMERA_SENSITIVITIES[name]
+        values = np.array([[np.interp(w, measured_sd.wavelengths, measured_sd.values[:, c], left=0.0, right=0.0)
+                            for c in range(3)] for w in SHAPE.wavelengths])
+        result[f"judge: {name}"] = values / values.max(axis=0)
+    return result
+
+
+def judge_curves():
+    """The judge's tone curves, none of them measured ones in ../shared/cameras: the sRGB and
+    BT.709 transfer functions, a plain 2.2 power, and the simulated camera's curve of the rest of the
+    calibration tests (camera.Camera: a pedestal, a 1.9 power and a soft shoulder)."""
+    linear = np.linspace(0.0, 1.0, 4097)
+    simulated = Camera.__new__(Camera)
+    bt709 = np.where(linear < 0.018, 4.5 * linear, 1.099 * linear**0.45 - 0.099)
+    return [measured.ToneCurve("judge: sRGB", "judge", linear, colour.cctf_encoding(linear, function="sRGB")),
+            measured.ToneCurve("judge: BT.709", "judge", linear, bt709),
+            measured.ToneCurve("judge: power 2.2", "judge", linear, linear ** (1 / 2.2)),
+            measured.ToneCurve("judge: simulated camera", "judge", linear,
+                               simulated.encode(linear * simulated._linear_for(255 * 0.995)) / 255)]
+
+
 def pairs(sensor_names, curve_list, which):
-    """(sensor, curve index) to run: `which` is a key of SETS."""
-    n = len(curve_list)
+    """(sensor, curve index) to run: `which` is a key of SETS. The judge's sensors and curves (last
+    in their lists) are in its set alone."""
+    if which == "judge":
+        return [(s, c) for s in sensor_names if s.startswith("judge: ")
+                for c, curve in enumerate(curve_list) if curve.family == "judge"]
+    sensor_names = [s for s in sensor_names if not s.startswith("judge: ")]
+    n = sum(1 for curve in curve_list if curve.family != "judge")
     if which == "full":
         return [(s, c) for s in sensor_names for c in range(n)]
     if which == "quick":
@@ -366,8 +401,8 @@ def run_pair(job):
     (data, out_root, eyedropper, sensor_name, curve_index, keep, bracketed) = job
     started = time.monotonic()
     reference = Reference()
-    sensitivities = measured.sensors(data)[sensor_name]
-    curve = curves(data)[curve_index]
+    sensitivities = {**measured.sensors(data), **judge_sensors()}[sensor_name]
+    curve = (curves(data) + judge_curves())[curve_index]
     camera = measured.MeasuredCamera(reference, sensor_name, sensitivities, curve)
     held_names, held = held_out_spectra()
     scene = Scene(len(held))
@@ -484,7 +519,8 @@ def main():
     parser.add_argument("--out", default=str(REPOSITORY / ".build/cameras"))
     parser.add_argument("--set", choices=list(SETS), default="quick",
                         help="quick: QUICK's cameras (Scripts/test's); every-sensor: every sensor with two curves, every "
-                             "curve used; full: every sensor with every curve (default quick)")
+                             "curve used; full: every sensor with every curve; judge: the held-back judge, two "
+                             "sensors and four curves from outside ../shared/cameras (default quick)")
     parser.add_argument("--sensor", action="append", default=[], help="only sensors whose name contains this")
     parser.add_argument("--curve", action="append", default=[], help="only curves whose name contains this")
     parser.add_argument("--jobs", type=int, default=2, help="cameras run at once (default 2)")
@@ -500,8 +536,8 @@ def main():
     check_delta_e()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    sensor_names = list(measured.sensors(data))
-    curve_list = curves(data)
+    sensor_names = list(measured.sensors(data)) + list(judge_sensors())
+    curve_list = curves(data) + judge_curves()
 
     def selected(sensor, c):
         return ((not args.sensor or any(p in sensor for p in args.sensor))
