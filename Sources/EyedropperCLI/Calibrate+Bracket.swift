@@ -11,13 +11,20 @@ import EyedropperPipeline
 /// One `calibrate --bracket`: the chart at another exposure, FACTOR times --source's; from a file
 /// (`FILE@FACTOR`), or from a camera stepping its own exposure control (`FACTOR`).
 struct BracketExposure: Hashable, Sendable {
-    /// The file as given; nil for a camera's step.
-    let path: String?
-    let source: SourceName?
+    /// A recording of the chart at that exposure.
+    struct File: Hashable, Sendable {
+        let path: String
+        let source: SourceName
+    }
+
+    /// The recording; nil for a camera's step.
+    let file: File?
     let factor: Double
-    /// As given: "dark.y4m@1/16", "1/16"; and its factor alone, "1/16".
-    let text: String
+    /// The factor as given: "1/16".
     let factorText: String
+
+    /// As given: "dark.y4m@1/16", "1/16".
+    var text: String { (file.map { $0.path + "@" } ?? "") + factorText }
 
     /// "dark.y4m@1/16", "bright.y4m@2.5", or "1/16" alone: the last `@` parts the source from its
     /// factor.
@@ -33,7 +40,7 @@ struct BracketExposure: Hashable, Sendable {
                     "'\(text)': give FILE@FACTOR (a recording and its exposure relative to --source's, e.g. dark.y4m@1/16), or FACTOR alone for a camera to step its own exposure to (e.g. 1/16)"
                 )
             }
-            return BracketExposure(path: nil, source: nil, factor: factor, text: text, factorText: factorText)
+            return BracketExposure(file: nil, factor: factor, factorText: factorText)
         }
         let path = String(text[..<at])
         guard let source = SourceName(path) else {
@@ -43,7 +50,7 @@ struct BracketExposure: Hashable, Sendable {
             throw ValidationError(
                 "'\(factorText)' is not an exposure factor above 0: give its exposure time over --source's, as 1/16, 0.25 or 4")
         }
-        return BracketExposure(path: path, source: source, factor: factor, text: text, factorText: factorText)
+        return BracketExposure(file: File(path: path, source: source), factor: factor, factorText: factorText)
     }
 }
 
@@ -63,7 +70,7 @@ extension Calibrate {
             if let other = seen[exposure.factor] {
                 throw ValidationError("--bracket \(exposure.text): the same exposure as \(other): each exposure is read once")
             }
-            seen[exposure.factor] = exposure.path ?? "--bracket \(exposure.text)"
+            seen[exposure.factor] = exposure.file?.path ?? "--bracket \(exposure.text)"
         }
         if bracketControl != nil, bracket.isEmpty {
             throw ValidationError(
@@ -75,12 +82,12 @@ extension Calibrate {
     /// exposure (FACTOR alone), anything else is read from one recording per exposure (FILE@FACTOR).
     func validateBracket(for source: SourceName) throws {
         let camera = if case .camera = source { true } else { false }
-        if camera, let file = bracket.first(where: { $0.path != nil }) {
+        if camera, let file = bracket.first(where: { $0.file != nil }) {
             throw ValidationError(
                 "--bracket \(file.text): \(source) steps its own exposure: give the factor alone (--bracket \(file.factorText))"
             )
         }
-        if !camera, let step = bracket.first(where: { $0.path == nil }) {
+        if !camera, let step = bracket.first(where: { $0.file == nil }) {
             throw ValidationError(
                 "--bracket \(step.text): only a camera (--source /dev/videoN) steps its own exposure; give the recording of that exposure as FILE@\(step.text)"
             )
@@ -132,9 +139,10 @@ extension Calibrate {
     private func readFileSteps(configuration: FrameSource.Configuration, read newRead: () -> ChartRead) throws -> [Step] {
         var steps: [Step] = []
         for (index, exposure) in bracket.enumerated() {
-            guard let path = exposure.path, let name = exposure.source else { continue }
+            guard let file = exposure.file else { continue }
+            let path = file.path
             var source = configuration
-            source.source = name
+            source.source = file.source
             var read = newRead()
             do {
                 try input.forEachFrame(source, limit: frames, done: "read") { frame, _ in try read.add(frame) }
@@ -222,8 +230,8 @@ extension Calibrate {
                     var probe = newRead()
                     try probe.add(frame)
                     let levels = probe.readings.flatMap { patch in
-                        let n = Double(max(patch.count, 1))
-                        return [Double(patch.sums.r) / n, Double(patch.sums.g) / n, Double(patch.sums.b) / n]
+                        let mean = patch.mean
+                        return [mean.r, mean.g, mean.b]
                     }
                     change = previous.map { zip($0, levels).map { abs($0 - $1) }.max() ?? 0 } ?? .infinity
                     previous = levels

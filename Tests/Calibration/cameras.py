@@ -325,16 +325,21 @@ def lab_of(xyz):
     return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)
 
 
+def least_squares_xyz(terms, target_lab):
+    """The matrix (terms x 3) from `terms` to XYZ of least squares, each colour weighted by 1/Y (Y
+    floored at 0.01), so that dark colours count as much as their L* difference does."""
+    target = colour.Lab_to_XYZ(target_lab, D50_XY)
+    weights = np.sqrt(1 / np.maximum(target[:, 1], 0.01))[:, None]
+    return np.linalg.lstsq(np.asarray(terms, float) * weights, target * weights, rcond=None)[0]
+
+
 def fit_ideal(linear, target_lab):
     """The 3x3 from linear camera RGB to XYZ (white Y = 1) of least mean CIEDE2000 to `target_lab`:
     weighted least squares in XYZ, then Levenberg-Marquardt reweighted to the mean (as
     Calibration.swift fits its models)."""
     from scipy.optimize import least_squares
 
-    target_xyz = colour.Lab_to_XYZ(target_lab, D50_XY)
-    weights = 1 / np.maximum(target_xyz[:, 1], 0.01)
-    sw = np.sqrt(weights)[:, None]
-    m = np.linalg.lstsq(linear * sw, target_xyz * sw, rcond=None)[0].T
+    m = least_squares_xyz(linear, target_lab).T
     root = np.ones(len(linear))
     best = (m, delta_e(lab_of(linear @ m.T), target_lab).mean())
     def residuals(p):
@@ -371,11 +376,8 @@ def floor(linear, truth_lab):
     colours (least squares in XYZ, each weighted by 1/Y), from their exact linear values: what no
     correction from this camera's RGB, fitted to a chart, can expect to beat on them. Where it is
     high, the sensor itself sees those colours differently from the eye (their metamers differ)."""
-    target = colour.Lab_to_XYZ(truth_lab, D50_XY)
     terms = root_polynomial_3(linear)
-    weights = np.sqrt(1 / np.maximum(target[:, 1], 0.01))[:, None]
-    m = np.linalg.lstsq(terms * weights, target * weights, rcond=None)[0]
-    return float(delta_e(lab_of(terms @ m), truth_lab).mean())
+    return float(delta_e(lab_of(terms @ least_squares_xyz(terms, truth_lab)), truth_lab).mean())
 
 
 def opencv_best(calibration_means, reference_lab, held_means, held_truth):

@@ -39,13 +39,6 @@ def root_polynomial_2(linear):
                       np.sqrt(x[:, [0]] * x[:, [2]])])
 
 
-def fit(terms, lab):
-    """Least squares from `terms` to XYZ, each colour weighted by 1/Y."""
-    xyz = colour.Lab_to_XYZ(lab, cameras.D50_XY)
-    weights = np.sqrt(1 / np.maximum(xyz[:, 1], 0.01))[:, None]
-    return np.linalg.lstsq(terms * weights, xyz * weights, rcond=None)[0]
-
-
 def training_reflectances(count, seed=1):
     """`count` reflectances (0...1) recovered from random sRGB colours by Otsu et al. 2018."""
     rng = np.random.default_rng(seed)
@@ -106,9 +99,10 @@ def main():
             "estimate": (training * light) @ estimate,
             "true sensor": (training * light) @ truth * gains,
         }
-        row = {key: held_error(fit(root_polynomial_2(np.vstack([value, seen])), np.vstack([training_lab, reference.lab])))
+        both_lab = np.vstack([training_lab, reference.lab])
+        row = {key: held_error(cameras.least_squares_xyz(root_polynomial_2(np.vstack([value, seen])), both_lab))
                for key, value in through.items()}
-        row["chart's 24"] = held_error(fit(root_polynomial_2(seen), reference.lab))
+        row["chart's 24"] = held_error(cameras.least_squares_xyz(root_polynomial_2(seen), reference.lab))
         m = cameras.fit_ideal(seen, reference.lab)
         row["ideal 3x3"] = cameras.delta_e(cameras.lab_of(held_seen @ m.T), held_lab).mean()
         rows.append(row)
