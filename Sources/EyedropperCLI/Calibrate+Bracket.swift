@@ -123,7 +123,7 @@ extension Calibrate {
         }
         let range = recovery.range
         StandardError.writeLine(
-            "measured the tone curve from \(exposures.count - recovery.unusedExposures.count) exposures: levels \(DecimalText.fixed(255 * range.lowerBound, 1)) to \(DecimalText.fixed(255 * range.upperBound, 1)) of 255 read, \(recovery.samples) patch channels within \(DecimalText.fixed(100 * recovery.residual, 1))% of the curve"
+            "measured the tone curve from \(exposures.count - recovery.unusedExposures.count) exposures: levels \(DecimalText.fixed(255 * range.lowerBound, 1)) to \(DecimalText.fixed(255 * range.upperBound, 1)) of 255 read, \(recovery.samples) patch channels within \(DecimalText.fixed(100 * recovery.residual, 1))% of \(recovery.sharedByChannels ? "one curve for the three channels" : "a curve for each channel")"
         )
         return recovery
     }

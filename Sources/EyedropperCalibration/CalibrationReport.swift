@@ -43,12 +43,16 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         public let range: [Double]
         /// The rms distance of the levels from the curve, in ln linear value (0.01 is 1%).
         public let residual: Double
+        /// Whether one curve was measured for the three channels, rather than one each (nil in a
+        /// profile written before it was chosen).
+        public let sharedByChannels: Bool?
 
         public init(_ recovery: ResponseRecovery) {
             exposures = recovery.exposures.map(CalibrationReport.micro)
             levels = recovery.samples
             range = [recovery.range.lowerBound, recovery.range.upperBound].map { (255e3 * $0).rounded() / 1e3 }
             residual = CalibrationReport.micro(recovery.residual)
+            sharedByChannels = recovery.sharedByChannels
         }
     }
 

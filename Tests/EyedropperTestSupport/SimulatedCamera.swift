@@ -12,6 +12,8 @@ public struct SimulatedCamera {
     public var matrix: [[Double]] = [[0.0115, 0.0030, -0.0025], [-0.0045, 0.0140, 0.0012], [0.0006, -0.0022, 0.0118]]
     public var gains = SIMD3(1.15, 1.0, 0.85)
     public var exposure = 0.7
+    /// Each channel's curve is a power 1 / exponent (one curve for all three, as a camera's).
+    public var exponents = SIMD3<Double>(repeating: 1.9)
     public var seed: UInt64 = 1
 
     public init(seed: UInt64 = 1) { self.seed = seed }
@@ -23,7 +25,7 @@ public struct SimulatedCamera {
         var out = SIMD3<Double>()
         for c in 0..<3 {
             let linear = max(0, (0..<3).reduce(0) { $0 + matrix[c][$1] * v[$1] }) * gains[c] * exposure * light
-            out[c] = min(1, 0.02 + 0.98 * pow(linear, 1 / 1.9))
+            out[c] = min(1, 0.02 + 0.98 * pow(linear, 1 / exponents[c]))
         }
         return out
     }
