@@ -15,12 +15,13 @@ import Eyedropper
 /// g_c(z) = ln E_pc + ln t_k, g_c the log of the inverse response, E_pc what the patch sends the
 /// channel, t_k the exposure (known, relative to the base's). g_c and every E_pc are unknown, and
 /// linear least squares with a smoothness term finds them: one g for the three channels (a white
-/// balance only scales E_pc), or one each when that fits clearly better (`sharedResidualLimit`). g_c is piecewise linear between knots
-/// spaced evenly in `spacing(z)`, which packs them towards both ends like ln z and ln(1 - z) (a toe
-/// and a shoulder bend most) without leaving the middle of the range bare. Each level counts by
-/// what it can say (`informationWeights`): one in a flat toe, where a fraction of a level spans a
-/// range of light, hardly at all. No patch's colour is needed, nor light that is even across the
-/// chart: only light that stays the same between the exposures.
+/// balance only scales E_pc), or one each when that fits clearly better (`sharedResidualLimit`).
+/// g_c is piecewise linear between knots spaced evenly in `spacing(z)`, which packs them towards
+/// both ends like ln z and ln(1 - z) (a toe and a shoulder bend most) without leaving the middle
+/// of the range bare. Each level counts by what it can say (`informationWeights`): one in a flat
+/// toe, where a fraction of a level spans a range of light, hardly at all. No patch's colour is
+/// needed, nor light that is even across the chart: only light that stays the same between the
+/// exposures.
 ///
 /// Exposures that are all powers of one ratio (1/16, 1/4, 1, 4) leave the curve free to ripple
 /// with that period in ln light: no patch is then seen at light between the steps' ratios. Steps
