@@ -32,9 +32,7 @@
 # Environment: EYEDROPPER_VM_CACHE (default .build/vm-cache: the kernel
 # package and the root file system), DEBIAN_MIRROR (default: the host's, from
 # /etc/apt/sources.list.d/debian.sources), KEEP_VM_WORK=1 keeps the work directory, VM_OUT (a
-# directory the guest's results, logs and journal are copied to), VM_PREPARE_ONLY=1 (fills the
-# cache, the root file system and the kernel package, and exits: Scripts/test does so while it
-# builds, so that no stage waits on debootstrap).
+# directory the guest's results, logs and journal are copied to).
 #
 # Cost: a fresh clone pays the debootstrap once (about 2 minutes on this mirror, 190 MB tarball in
 # the cache, keyed by suite, mirror and package list); after that a run prepares the disk in
@@ -60,6 +58,17 @@ trap cleanup EXIT
 # ------------------------------------------------------------------ host packages
 step "host packages"
 "$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod debootstrap e2fsprogs gcc libc6-dev python3
+
+# ------------------------------------------------------------------ the package under test
+if [ -n "${EYEDROPPER_DEB:-}" ]; then
+  DEB=$EYEDROPPER_DEB
+else
+  [ -x "$ROOT/Scripts/package" ] || { echo "Scripts/package not found: nothing to install (or set EYEDROPPER_DEB)" >&2; exit 2; }
+  step "Scripts/package"
+  DEB=$(cd "$ROOT" && nice -n 10 Scripts/package | tail -n 1)
+fi
+[ -f "$DEB" ] || { echo "no package at '$DEB'" >&2; exit 2; }
+echo "package: $DEB"
 
 # ------------------------------------------------------------------ Debian 12 root file system
 # The guest's packages: systemd and what a user's machine has, plus the package's run-time
@@ -92,24 +101,12 @@ fi
 # ------------------------------------------------------------------ guest kernel and modules
 step "guest kernel"
 guest_kernel_deb "$CACHE"
-if [ "${VM_PREPARE_ONLY:-0}" = 1 ]; then step "prepared: $(ls "$CACHE" | tr '\n' ' ')"; exit 0; fi
 KROOT=$WORK/kroot
 # vivid and its media chain, virtio (pci, block, 9p), ext4 and its checksums.
 unpack_guest_kernel "$KROOT" 'drivers/media/*' 'drivers/virtio/*' 'drivers/block/virtio_blk.ko' \
   'fs/ext4/*' 'fs/jbd2/*' 'fs/mbcache.ko' 'lib/crc16.ko' 'lib/libcrc32c.ko' 'crypto/crc32c_generic.ko' \
   'net/9p/*' 'fs/9p/*' 'fs/netfs/*' 'fs/fscache/*'
 echo "guest kernel $K ($(basename "$KDEB"))"
-
-# ------------------------------------------------------------------ the package under test
-if [ -n "${EYEDROPPER_DEB:-}" ]; then
-  DEB=$EYEDROPPER_DEB
-else
-  [ -x "$ROOT/Scripts/package" ] || { echo "Scripts/package not found: nothing to install (or set EYEDROPPER_DEB)" >&2; exit 2; }
-  step "Scripts/package"
-  DEB=$(cd "$ROOT" && nice -n 10 Scripts/package | tail -n 1)
-fi
-[ -f "$DEB" ] || { echo "no package at '$DEB'" >&2; exit 2; }
-echo "package: $DEB"
 
 # ------------------------------------------------------------------ initramfs: to the ext4 root
 step "initramfs"

@@ -23,9 +23,7 @@
 # loopback), KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb
 # cache), VM_LOOPBACK=1 (v4l2loopback built for the guest kernel as /mods/v4l2loopback.ko, not
 # loaded, and v4l2-feed on PATH to feed it), VM_DATA (a directory the guest sees as /mnt/data),
-# VM_OUT (a directory the guest's /mnt/out is copied to when the VM is done), VM_PREPARE_ONLY=1
-# (fills the cache, the kernel package and with VM_LOOPBACK=1 the module built for it, and exits:
-# Scripts/test does so while it builds, so that no stage waits on the downloads).
+# VM_OUT (a directory the guest's /mnt/out is copied to when the VM is done).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ACCEL=${ACCEL:-tcg}
@@ -87,7 +85,6 @@ if [ "${VM_LOOPBACK:-0}" = 1 ] && [ ! -f "$LOOPBACK_KO" ]; then
   make -s -C "$HEADERS" M="$SRC" modules > "$L/make.log" 2>&1 || { cat "$L/make.log"; exit 1; }
   cp "$SRC/v4l2loopback.ko" "$LOOPBACK_KO"
 fi
-if [ "${VM_PREPARE_ONLY:-0}" = 1 ]; then step "prepared: $(ls "$CACHE" | tr '\n' ' ')"; exit 0; fi
 
 # ------------------------------------------------------------------ eyedropper for the guest
 step "swift build (release, the product: a no-op after Scripts/test's build)"
