@@ -81,18 +81,6 @@ extension HTTPTypes.HTTPField.Name {
         }
     }
 
-    /// Polls `condition` until it holds; records an issue past 10 s.
-    static func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("not within 10 s: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
     /// The two profiles differ where the test looks: else every check below would pass for
     /// either.
     @Test func theTwoProfilesCalibrateTheBarDifferently() {
@@ -116,7 +104,7 @@ extension HTTPTypes.HTTPField.Name {
                 #expect(Self.isCalibrated(before, by: Self.linear), "\(before)")
 
                 let put = serverTask { try await client.put("/api/v1/profile", body: #"{"name": "B.json"}"#) }
-                try await Self.waitUntil("the PUT replaced the settings") { frames.generation == 1 }
+                try await waitUntil("the PUT replaced the settings") { frames.generation == 1 }
                 // Until a frame is read with it, the newest reading is still A's.
                 #expect(Self.stamp(try await client.get("/api/v1/sample").json)?.file == "A.json")
                 setup.hand(frames)
@@ -173,7 +161,7 @@ extension HTTPTypes.HTTPField.Name {
                 }
                 if change == "page" {
                     let put = serverTask { try await client.put("/api/v1/profile", body: #"{"name": "B.json"}"#) }
-                    try await Self.waitUntil("the PUT replaced the settings") { frames.generation == 1 }
+                    try await waitUntil("the PUT replaced the settings") { frames.generation == 1 }
                     setup.hand(frames)
                     #expect(try await put.value.json["frame"] as? Int == 3)
                 } else {
@@ -216,7 +204,7 @@ extension HTTPTypes.HTTPField.Name {
                     }
                 }
                 // Every stream is open once each has written (the newest frame at least).
-                try await Self.waitUntil("four streams open") { frames.streamClients == 4 }
+                try await waitUntil("four streams open") { frames.streamClients == 4 }
                 // An id no event of this stream had is refused at once, not streamed.
                 let refused = try await client.execute(uri: "/api/v1/samples", method: .get, headers: [.lastEventIDHeader: "abc"])
                 #expect(refused.status == .badRequest && refused.json["parameter"] as? String == "Last-Event-ID", "\(refused.text)")

@@ -160,6 +160,18 @@ func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws
     Issue.record("fewer than \(count) frames captured in 10 s")
 }
 
+/// Polls `condition` until it holds; records an issue past 10 s.
+func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("not within 10 s: \(what)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
 /// Reads an endless response while `frames` more frames are read, then leaves, and returns what
 /// arrived. With handed frames: once the stream is open, hands them, then ends the streams (each
 /// sends what it has first); with a capture: waits for them (10 s at most), then cancels the

@@ -129,9 +129,8 @@ import Testing
             let idle = try await client.get("/api/v1/status").json
             #expect(idle["framesEncoded"] as? Int == 0, "\(idle)")
             let requests = (0..<3).map { _ in serverTask { try await client.get("/api/v1/stream.mjpg") } }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while hand.frames.streamClients < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            try #require(hand.frames.streamClients == 3, "three streams open within 10 s")
+            try await waitUntil("three streams open") { hand.frames.streamClients == 3 }
+            try #require(hand.frames.streamClients == 3)
             let handed = 10
             for _ in 0..<handed {
                 try await hand.hand(1, eachOnce: { hand.frames.framesEncoded })
