@@ -18,7 +18,8 @@
 # all, times SPEED, from when the guest measured it. Each script's own waits are on conditions,
 # with deadlines times SPEED too (guest-lib.sh's wait_until).
 #
-# Environment: ACCEL (default tcg), VM_CPU (qemu's -cpu under tcg, default max), VM_HOSTFWD (e.g. tcp:127.0.0.1:18080-:8080: a host port
+# Environment: EYEDROPPER (the binary the guest runs; default: the release product, built here),
+# ACCEL (default tcg), VM_CPU (qemu's -cpu under tcg, default max), VM_HOSTFWD (e.g. tcp:127.0.0.1:18080-:8080: a host port
 # forwarded to the guest, whose eth0 is 10.0.2.15; without it the guest has no network but
 # loopback), KEEP_VM_WORK=1 keeps the temporary work directory, EYEDROPPER_VM_CACHE (kernel .deb
 # cache), VM_LOOPBACK=1 (v4l2loopback built for the guest kernel as /mods/v4l2loopback.ko, not
@@ -87,15 +88,23 @@ if [ "${VM_LOOPBACK:-0}" = 1 ] && [ ! -f "$LOOPBACK_KO" ]; then
 fi
 
 # ------------------------------------------------------------------ eyedropper for the guest
-step "swift build (release, the product: a no-op after Scripts/test's build)"
-# Scripts/test builds the tests without testability, so the product's modules are the same and
-# this builds nothing after it; run alone, it builds only what the guest runs. The Swift runtime
-# is linked in (Package.swift): the guest gets the binary and the system libraries ldd names.
-if ! (cd "$ROOT" && swift build -c release --product eyedropper > "$WORK/build.log" 2>&1); then
-  cat "$WORK/build.log"; echo "swift build failed" >&2; exit 1
+# The binary the guest runs: $EYEDROPPER when given, as the other test scripts take it (Scripts/test
+# gives its release build's), else the product built here. Not built again after Scripts/test's
+# build: `swift build --product` links it anew (seconds on an idle machine, a minute and a half on a
+# busy one), as swift test's build of the executable is not the one it wants. The Swift runtime is
+# linked in (Package.swift): the guest gets the binary and the system libraries ldd names.
+if [ -n "${EYEDROPPER:-}" ]; then
+  EYEDROPPER=$(realpath "$EYEDROPPER")
+  [ -x "$EYEDROPPER" ] || { echo "no eyedropper at $EYEDROPPER (EYEDROPPER)" >&2; exit 1; }
+  step "eyedropper: $EYEDROPPER"
+else
+  step "swift build (release, the product)"
+  if ! (cd "$ROOT" && swift build -c release --product eyedropper > "$WORK/build.log" 2>&1); then
+    cat "$WORK/build.log"; echo "swift build failed" >&2; exit 1
+  fi
+  grep -Ev "warning: the use of .mktemp' is dangerous|^\[[0-9]+/[0-9]+\]" "$WORK/build.log" || true
+  EYEDROPPER=$ROOT/.build/release/eyedropper
 fi
-grep -Ev "warning: the use of .mktemp' is dangerous|^\[[0-9]+/[0-9]+\]" "$WORK/build.log" || true
-EYEDROPPER=$ROOT/.build/release/eyedropper
 
 # ------------------------------------------------------------------ initramfs
 step "initramfs"
