@@ -122,13 +122,15 @@ copy_with_libs() {   # program + every shared library ldd reports (and the ELF i
     mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"; done
 }
 copy_with_libs /usr/bin/v4l2-ctl /usr/bin/v4l2-ctl
-# eyedropper and its libraries (libv4l2, libturbojpeg, libmosquitto, OpenSSL) are read from the share, not
-# unpacked from the initramfs: the guest reads only the pages it runs, where unpacking a 110 MB
-# initramfs under emulation took two minutes of the VM's time. /usr/bin/eyedropper runs it so.
+# eyedropper and its libraries (libv4l2, libturbojpeg, libmosquitto, OpenSSL) come through the share,
+# not the initramfs, whose unpacking (gunzip of 110 MB under emulation) took two minutes of the
+# VM's time; the guest copies them into its memory once at boot (/opt/eyedropper, a few seconds),
+# and /usr/bin/eyedropper runs that copy. Run from the share itself, every start read its pages
+# over virtio-9p again: 3 to 15 s a start under emulation, where the copy starts in 1.
 SHARE=$WORK/share; mkdir -p "$SHARE/out" "$SHARE/eyedropper"
 strip -o "$SHARE/eyedropper/eyedropper" "$EYEDROPPER" 2>/dev/null || cp "$EYEDROPPER" "$SHARE/eyedropper/eyedropper"
 { ldd "$EYEDROPPER" || true; } | awk '$3 ~ /^\//{print $3}' | while read -r lib; do cp -L "$lib" "$SHARE/eyedropper/"; done
-printf '#!/bin/sh\nLD_LIBRARY_PATH=/mnt/eyedropper exec /mnt/eyedropper/eyedropper "$@"\n' > "$R/usr/bin/eyedropper"
+printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/eyedropper exec /opt/eyedropper/eyedropper "$@"\n' > "$R/usr/bin/eyedropper"
 chmod +x "$R/usr/bin/eyedropper"
 copy_with_libs /usr/bin/curl /usr/bin/curl   # busybox wget cannot PUT
 if [ "${VM_LOOPBACK:-0}" = 1 ]; then
@@ -152,6 +154,7 @@ if [ -e /sys/class/net/eth0 ]; then   # qemu's user network (VM_HOSTFWD): the gu
   ip addr add 10.0.2.15/24 dev eth0; ip link set eth0 up; ip route add default via 10.0.2.2
 fi
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 host /mnt; then
+  mkdir -p /opt/eyedropper && cp /mnt/eyedropper/* /opt/eyedropper/ || echo "[guest] copying eyedropper from the share FAILED"
   sh /mnt/run.sh
 else
   echo "[guest] virtio-9p mount failed: no results"
