@@ -10,7 +10,7 @@
 # the detection and the fit, the same on any source, take minutes under emulation and a second on
 # the host. Here each recording must succeed with every frame asked for. Writes PASS/FAIL lines
 # to $RESULTS.
-# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh): four recordings of 10 frames.
+# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh): four recordings of 10 frames, about 10 s there.
 . /mnt/guest-lib.sh
 DATA=/mnt/data
 OUT=/mnt/out

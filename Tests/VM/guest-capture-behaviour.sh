@@ -4,7 +4,7 @@
 # its error (or, with --reconnect, is waited out), damaged frames are dropped and counted, and two
 # devices stream at once. Each step waits for what it needs (a frame, an end), never a fixed time.
 # Writes PASS/FAIL lines to $RESULTS.
-# Budget: 210 s on the nominal guest (Tests/VM/guest-lib.sh): twice what it takes there (79 to 108 s).
+# Budget: 210 s on the nominal guest (Tests/VM/guest-lib.sh), where it takes about 18 s.
 . /mnt/guest-lib.sh
 DEV=/dev/video0
 

@@ -4,7 +4,7 @@
 # agrees with v4l2-ctl's, values set reach the device and the picture, bad ones are refused
 # before anything streams, --lock keeps what auto gain chose, and a reconnect sets them again.
 # Writes PASS/FAIL lines to $RESULTS.
-# Budget: 300 s on the nominal guest (Tests/VM/guest-lib.sh): twice what it takes there.
+# Budget: 300 s on the nominal guest (Tests/VM/guest-lib.sh), where it takes about 20 s.
 . /mnt/guest-lib.sh
 DEV=/dev/video0
 ctl() { v4l2-ctl -d $DEV -C "$1" 2>/dev/null | sed 's/^[^:]*: //' | cut -d' ' -f1; }   # a menu's index, without its label

@@ -5,7 +5,7 @@
 # brightness changed, YU12 1280x720 with BT.709 set on the driver). `record --out` alone: its
 # header keeps the controls as the camera had them and each frame its driver timestamp.
 # Writes PASS/FAIL lines to $RESULTS.
-# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh): four short captures and their replays.
+# Budget: 120 s on the nominal guest (Tests/VM/guest-lib.sh): four short captures and their replays, about 10 s there.
 RESULTS=${RESULTS:-/mnt/out/results.txt}
 DEV=/dev/video0
 POINTS="--at 0.0625,0.6 --at 0.3125,0.6 --at 0.5625,0.6 --at 0.8125,0.6 --at 0.5,0.1 --radius 3"
