@@ -84,11 +84,7 @@ final class FrameHand: @unchecked Sendable {
         for _ in 0..<count {
             let before = taken()
             try hand()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while taken() <= before {
-                guard ContinuousClock.now < deadline else { throw FrameHandError("a frame handed in was not taken within 10 s") }
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            guard try await poll(until: { taken() > before }) else { throw FrameHandError("a frame handed in was not taken within 10 s") }
         }
     }
 }
@@ -160,16 +156,21 @@ func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws
     Issue.record("fewer than \(count) frames captured in 10 s")
 }
 
-/// Polls `condition` until it holds; records an issue past 10 s.
-func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+/// Whether `condition` came to hold within 10 s: the server's tasks change what it reads, and
+/// nothing announces the change, so it is looked at every 2 ms until then (the tests' one wait on
+/// the server's state).
+func poll(until condition: () -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + .seconds(10)
     while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("not within 10 s: \(what)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
+        guard ContinuousClock.now < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(2))
     }
+    return true
+}
+
+/// Waits until `condition` holds; records an issue past 10 s.
+func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+    if try await !poll(until: condition) { Issue.record("not within 10 s: \(what)") }
 }
 
 /// Reads an endless response while `frames` more frames are read, then leaves, and returns what
@@ -180,8 +181,7 @@ func readStream(_ uri: String, whileCapturing frames: Int, _ client: some TestCl
     if let hand = FrameHand.current {
         let open = hand.frames.streamClients
         let request = serverTask { try await client.get(uri) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while hand.frames.streamClients <= open, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = try await poll(until: { hand.frames.streamClients > open })
         // An event stream keeps every frame (the history); an MJPEG stream sends the newest when
         // it is ready: each frame is handed once the one before was compressed.
         if uri.contains("mjpg") { try await hand.hand(frames, eachOnce: { hand.frames.framesEncoded }) } else { try hand.hand(frames) }
