@@ -187,22 +187,26 @@ let package = Package(
         .testTarget(
             name: "EyedropperPipelineTests",
             dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperPipeline", "EyedropperTestSupport"]),
-        // The HTTP API in process: `buildApplication` driven through HummingbirdTesting.
+        // The HTTP API in process: `buildApplication`'s responder handed requests (InProcessClient).
+        // Not HummingbirdTesting: its live client (AsyncHTTPClient, HTTP/2), which these tests never
+        // use, was a tenth of the release build.
         .testTarget(
             name: "EyedropperServerTests",
             dependencies: [
                 "Eyedropper", "EyedropperCalibration", "EyedropperCapture", "EyedropperJPEG", "EyedropperOutputs", "EyedropperPipeline",
-                "EyedropperServer",
-                "EyedropperTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "EyedropperServer", "EyedropperTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
     ]
 )
 
 // The thread sanitizer's build in Scripts/test (`EYEDROPPER_THREAD_SANITIZER_BUILD=1`, its own
 // scratch path) runs the library's concurrency tests and `eyedropper serve`: it leaves out the
-// other test targets, whose HTTP test client (HummingbirdTesting, AsyncHTTPClient, HTTP/2) would
-// be much of what it compiles, and none of which it runs. The package's dependencies stay as they
-// are, so that Package.resolved is the same for every build.
+// other test targets, none of which it runs. The package's dependencies stay as they are, so that
+// Package.resolved is the same for every build.
 if Context.environment["EYEDROPPER_THREAD_SANITIZER_BUILD"] == "1" {
     package.targets.removeAll { $0.type == .test && $0.name != "EyedropperTests" }
 }

@@ -3,7 +3,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// A server with a token (`--token-file`, `EYEDROPPER_TOKEN`), in process: every route but the page
@@ -146,7 +145,7 @@ import Testing
     /// another method 405 with `Allow: GET`, as every route. Catches a health check that needs the
     /// token, or one that answers other methods.
     @Test(arguments: [false, true]) func healthzAnswersOK(withToken: Bool) async throws {
-        let check: @Sendable (any TestClientProtocol) async throws -> Void = { client in
+        let check: @Sendable (InProcessClient) async throws -> Void = { client in
             let health = try await client.get("/healthz")
             #expect(health.status == .ok)
             #expect(health.headers[.contentType] == "application/json")
@@ -200,28 +199,14 @@ import Testing
 
     /// Runs `test` against a server with `token`, in process, once a frame is captured: `client`
     /// sends what it is told, `authorized` adds the token to every request.
-    func withTokenServer(_ test: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol) async throws -> Void) async throws {
+    func withTokenServer(_ test: @escaping @Sendable (InProcessClient, InProcessClient) async throws -> Void) async throws {
         let app = try buildApplication(Self.configuration())
         try await onServerThreads {
-            try await app.test(.router) { client in
-                let authorized = BearerClient(base: client, authorization: "Bearer " + Self.token)
+            try await app.test { client in
+                let authorized = client.sending([.authorization: "Bearer " + Self.token])
                 try await waitForFrames(1, authorized)
                 try await test(client, authorized)
             }
         }
     }
-}
-
-/// A test client that sends `Authorization` with every request.
-struct BearerClient: TestClientProtocol {
-    let base: any TestClientProtocol
-    let authorization: String
-
-    func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
-        var headers = headers
-        headers[.authorization] = authorization
-        return try await base.executeRequest(uri: uri, method: method, headers: headers, body: body)
-    }
-
-    var port: Int? { base.port }
 }

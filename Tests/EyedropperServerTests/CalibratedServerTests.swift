@@ -3,7 +3,6 @@ import EyedropperCalibration
 import EyedropperServer
 import EyedropperTestSupport
 import Foundation
-import HummingbirdTesting
 import Testing
 
 /// `serve --profile` and `--target`, in process, against the test pattern: every

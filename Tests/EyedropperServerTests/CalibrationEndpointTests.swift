@@ -4,7 +4,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// `POST /api/v1/calibration` and `PUT /api/v1/profile` on a served chart: the fit found the

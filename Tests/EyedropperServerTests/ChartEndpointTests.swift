@@ -1,7 +1,6 @@
 import Eyedropper
 import EyedropperTestSupport
 import Foundation
-import HummingbirdTesting
 import Testing
 
 /// `GET /api/v1/chart` on a served chart: the 24 patches where the chart was drawn, patch 1 first;

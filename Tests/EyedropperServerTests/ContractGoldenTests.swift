@@ -3,7 +3,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// The HTTP API's contract kept visible: every endpoint's status, headers and body (times, frame

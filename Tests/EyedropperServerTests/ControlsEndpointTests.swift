@@ -4,7 +4,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// The camera-control endpoints and status fields, in process, where there is no

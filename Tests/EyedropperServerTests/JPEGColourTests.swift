@@ -2,7 +2,6 @@ import Eyedropper
 import EyedropperJPEG
 import EyedropperServer
 import EyedropperTestSupport
-import HummingbirdTesting
 import Testing
 
 /// serve's JPEGs are 4:2:0, compressed from the planes the capture thread remaps into JPEG's

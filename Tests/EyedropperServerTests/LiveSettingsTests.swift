@@ -5,7 +5,6 @@ import EyedropperTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 extension HTTPTypes.HTTPField.Name {
@@ -97,7 +96,7 @@ extension HTTPTypes.HTTPField.Name {
         let setup = try Setup()
         let (app, frames) = try HandedFrames.application(setup.configuration)
         try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 setup.hand(frames)
                 let before = try await client.get("/api/v1/sample").json
                 #expect(Self.stamp(before)?.file == "A.json" && Self.stamp(before)?.generation == 0, "\(before)")
@@ -132,7 +131,7 @@ extension HTTPTypes.HTTPField.Name {
         let setup = try Setup(frameWait: .milliseconds(50))
         let (app, frames) = try HandedFrames.application(setup.configuration)
         try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 setup.hand(frames)
                 let answer = try await client.put("/api/v1/profile", body: #"{"name": "B.json"}"#)
                 #expect(answer.status == .accepted, "\(answer.text)")
@@ -153,7 +152,7 @@ extension HTTPTypes.HTTPField.Name {
         let setup = try Setup()
         let (app, frames) = try HandedFrames.application(setup.configuration)
         let text = try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 setup.hand(frames, count: 3)
                 // From frame 0 on: as a client that has seen nothing yet and says so.
                 let stream = serverTask {
@@ -194,7 +193,7 @@ extension HTTPTypes.HTTPField.Name {
         let setup = try Setup()
         let (app, frames) = try HandedFrames.application(setup.configuration)
         let ids = try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 setup.hand(frames, count: 10)
                 let streams = [nil, "3", "9", "1000"].map { (id: String?) in
                     serverTask {

@@ -2,7 +2,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// The OpenAPI document (Sources/EyedropperServer/openapi.json) against the server: served as it

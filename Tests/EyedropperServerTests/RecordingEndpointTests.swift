@@ -3,7 +3,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1)), .oneHeavySuiteAtATime, serializedInDebugBuilds) struct RecordingEndpointTests {

@@ -3,7 +3,6 @@ import EyedropperCapture
 import EyedropperServer
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import Testing
 
@@ -105,12 +104,12 @@ struct FrameHandError: Error, CustomStringConvertible {
 /// the default) or captured.
 func withServer<Value: Sendable>(
     _ configuration: ServeConfiguration, waitForFrame: Bool = true, feed: FrameFeed = .handed,
-    _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value
+    _ test: @escaping @Sendable (InProcessClient) async throws -> Value
 ) async throws -> Value {
     guard feed == .handed else {
         let app = try buildApplication(configuration)
         return try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 if waitForFrame { try await waitForFrames(1, client) }
                 return try await test(client)
             }
@@ -120,7 +119,7 @@ func withServer<Value: Sendable>(
     let hand = try FrameHand(configuration, frames: frames)
     return try await FrameHand.$current.withValue(hand) {
         try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 if waitForFrame { try hand.hand() }
                 return try await test(client)
             }
@@ -143,7 +142,7 @@ func expectCornerPatches(_ patches: [[String: Any]], drawnAt corners: [SamplePoi
 
 /// Until the status says `count` frames were read: with handed frames, hands those missing; with
 /// a capture, waits (up to 10 s).
-func waitForFrames(_ count: Int, _ client: some TestClientProtocol) async throws {
+func waitForFrames(_ count: Int, _ client: InProcessClient) async throws {
     if let hand = FrameHand.current {
         let read = try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0
         try hand.hand(max(0, count - read))
@@ -177,7 +176,7 @@ func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
 /// arrived. With handed frames: once the stream is open, hands them, then ends the streams (each
 /// sends what it has first); with a capture: waits for them (10 s at most), then cancels the
 /// request, which ends the stream as a client's leaving does.
-func readStream(_ uri: String, whileCapturing frames: Int, _ client: some TestClientProtocol) async throws -> TestResponse {
+func readStream(_ uri: String, whileCapturing frames: Int, _ client: InProcessClient) async throws -> TestResponse {
     if let hand = FrameHand.current {
         let open = hand.frames.streamClients
         let request = serverTask { try await client.get(uri) }
@@ -245,13 +244,10 @@ func promtoolProblems(_ text: String) throws -> String? {
     return process.terminationStatus == 0 ? nil : "promtool exit \(process.terminationStatus): \(report)"
 }
 
-extension TestClientProtocol {
+extension InProcessClient {
     func get(_ uri: String) async throws -> TestResponse { try await execute(uri: uri, method: .get) }
     func post(_ uri: String, body: ByteBuffer) async throws -> TestResponse { try await execute(uri: uri, method: .post, body: body) }
     func delete(_ uri: String) async throws -> TestResponse { try await execute(uri: uri, method: .delete) }
-}
-
-extension TestClientProtocol {
     func put(_ uri: String, body: String) async throws -> TestResponse {
         try await execute(uri: uri, method: .put, headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
     }

@@ -4,7 +4,6 @@ import EyedropperServer
 import EyedropperTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// Every endpoint of `buildApplication`, in process, against the test pattern, whose colours are
@@ -435,7 +434,7 @@ import Testing
         }
     }
 
-    static func waitForStreamClients(_ count: Int, _ client: some TestClientProtocol) async throws {
+    static func waitForStreamClients(_ count: Int, _ client: InProcessClient) async throws {
         var open = -1
         for _ in 0..<250 where open != count {
             open = try await client.get("/api/v1/status").json["streamClients"] as? Int ?? -1

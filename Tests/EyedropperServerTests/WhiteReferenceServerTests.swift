@@ -4,7 +4,6 @@ import EyedropperPipeline
 import EyedropperServer
 import EyedropperTestSupport
 import Foundation
-import HummingbirdTesting
 import Testing
 
 /// `serve --white-reference`, in process, against the test pattern: the white bar is the
@@ -78,7 +77,7 @@ import Testing
         let (app, frames) = try HandedFrames.application(configuration)
         let frame = TestFrame(buffer: try TestPattern(width: 1280, height: 720).makeFrameBuffer())
         try await onServerThreads {
-            try await app.test(.router) { client in
+            try await app.test { client in
                 let pattern = frame.buffer
                 pattern.withFrame { frames.publish($0) }
                 let clean = try #require(try await client.get("/api/v1/sample").json["reference"] as? [String: Any])
