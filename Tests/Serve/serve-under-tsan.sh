@@ -8,8 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Scripts/install-deps curl python3 mosquitto
-# The build Scripts/test made (with the test targets it runs under the sanitizer, Package.swift).
-EYEDROPPER_THREAD_SANITIZER_BUILD=1 swift build --sanitize=thread --scratch-path .build/tsan --product eyedropper >/dev/null
+# The build Scripts/test made (with the test targets it runs under the sanitizer, Package.swift;
+# its C without debug information, -g0): the same flags, or every module would be built again.
+EYEDROPPER_THREAD_SANITIZER_BUILD=1 swift build --sanitize=thread -Xcc -g0 --scratch-path .build/tsan --product eyedropper >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source Tests/Serve/start-serve.sh
