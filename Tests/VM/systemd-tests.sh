@@ -21,6 +21,8 @@
 #
 # usage: Tests/VM/systemd-tests.sh
 #        EYEDROPPER_DEB=path/to/eyedropper_<v>_amd64.deb Tests/VM/systemd-tests.sh
+#        Tests/VM/systemd-tests.sh --prepare   (only the downloads, into the cache: Debian 12's root
+#                                              file system and the kernel package; no package, no VM)
 #
 # The package: EYEDROPPER_DEB if set, else what `Scripts/package` builds and prints
 # (.build/package/eyedropper_<version>_amd64.deb).
@@ -41,6 +43,12 @@
 # The guest's root is an ext4 image made with `mkfs.ext4 -d` (no loop mount); a busybox
 # initramfs loads virtio and ext4 and switch_roots to systemd. Results come back over virtio-9p.
 set -euo pipefail
+prepare_only=0
+case "${1:-}" in
+  --prepare) prepare_only=1 ;;
+  "") ;;
+  *) echo "usage: Tests/VM/systemd-tests.sh [--prepare]" >&2; exit 64 ;;
+esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUDGET=$(sed -n 's/^# Budget: \([0-9][0-9]*\) s.*/\1/p' "$ROOT/Tests/VM/systemd-guest.sh" | head -n 1)
 CACHE=${EYEDROPPER_VM_CACHE:-$ROOT/.build/vm-cache}   # .build/ is git-ignored
@@ -58,17 +66,6 @@ trap cleanup EXIT
 # ------------------------------------------------------------------ host packages
 step "host packages"
 "$ROOT"/Scripts/install-deps qemu-system-x86 busybox-static kmod debootstrap e2fsprogs gcc libc6-dev python3
-
-# ------------------------------------------------------------------ the package under test
-if [ -n "${EYEDROPPER_DEB:-}" ]; then
-  DEB=$EYEDROPPER_DEB
-else
-  [ -x "$ROOT/Scripts/package" ] || { echo "Scripts/package not found: nothing to install (or set EYEDROPPER_DEB)" >&2; exit 2; }
-  step "Scripts/package"
-  DEB=$(cd "$ROOT" && nice -n 10 Scripts/package | tail -n 1)
-fi
-[ -f "$DEB" ] || { echo "no package at '$DEB'" >&2; exit 2; }
-echo "package: $DEB"
 
 # ------------------------------------------------------------------ Debian 12 root file system
 # The guest's packages: systemd and what a user's machine has, plus the package's run-time
@@ -101,6 +98,22 @@ fi
 # ------------------------------------------------------------------ guest kernel and modules
 step "guest kernel"
 guest_kernel_deb "$CACHE"
+if [ "$prepare_only" = 1 ]; then
+  step "prepared: $(basename "$ROOTFS_TAR") and $(basename "$KDEB") in $CACHE"
+  exit 0
+fi
+
+# ------------------------------------------------------------------ the package under test
+if [ -n "${EYEDROPPER_DEB:-}" ]; then
+  DEB=$EYEDROPPER_DEB
+else
+  [ -x "$ROOT/Scripts/package" ] || { echo "Scripts/package not found: nothing to install (or set EYEDROPPER_DEB)" >&2; exit 2; }
+  step "Scripts/package"
+  DEB=$(cd "$ROOT" && nice -n 10 Scripts/package | tail -n 1)
+fi
+[ -f "$DEB" ] || { echo "no package at '$DEB'" >&2; exit 2; }
+echo "package: $DEB"
+
 KROOT=$WORK/kroot
 # vivid and its media chain, virtio (pci, block, 9p), ext4 and its checksums.
 unpack_guest_kernel "$KROOT" 'drivers/media/*' 'drivers/virtio/*' 'drivers/block/virtio_blk.ko' \

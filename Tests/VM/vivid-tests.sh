@@ -4,6 +4,8 @@
 # kernel's virtual camera) in the guest and runs the guest scripts of this folder there.
 #
 # usage: Tests/VM/vivid-tests.sh [GUEST_SCRIPT...]    (default: every Tests/VM/guest-*.sh)
+#        Tests/VM/vivid-tests.sh --prepare   (only the downloads and the build, into the cache: the
+#                                            kernel package, and with VM_LOOPBACK=1 v4l2loopback)
 #
 # Guest scripts run with: vivid freshly loaded with its default parameters (/dev/video0 is its
 # capture node; /mods/vivid.ko to reload it with others), `eyedropper` and `v4l2-ctl` on PATH,
@@ -34,6 +36,8 @@ since() { awk -v a="$EPOCHREALTIME" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
 step() { printf '=== [%5ss] %s\n' "$(since "$T0")" "$*"; }
 export DEBIAN_FRONTEND=noninteractive
 
+prepare_only=0
+if [ "${1:-}" = --prepare ]; then prepare_only=1; shift; fi
 if [ $# -gt 0 ]; then SCRIPTS=("$@"); else SCRIPTS=("$ROOT"/Tests/VM/guest-*.sh); fi
 SCRIPTS=("${SCRIPTS[@]/*\/guest-lib.sh/}")   # sourced by the others, not one of them
 BUDGETS=()
@@ -85,6 +89,10 @@ if [ "${VM_LOOPBACK:-0}" = 1 ] && [ ! -f "$LOOPBACK_KO" ]; then
   SRC=$(ls -d "$L"/root/usr/src/v4l2loopback-*)
   make -s -C "$HEADERS" M="$SRC" modules > "$L/make.log" 2>&1 || { cat "$L/make.log"; exit 1; }
   cp "$SRC/v4l2loopback.ko" "$LOOPBACK_KO"
+fi
+if [ "$prepare_only" = 1 ]; then
+  step "prepared: $(basename "$KDEB")$([ "${VM_LOOPBACK:-0}" = 1 ] && echo " and $(basename "$LOOPBACK_KO")") in $CACHE"
+  exit 0
 fi
 
 # ------------------------------------------------------------------ eyedropper for the guest
