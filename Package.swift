@@ -189,7 +189,7 @@ let package = Package(
             dependencies: ["Eyedropper", "EyedropperCalibration", "EyedropperPipeline", "EyedropperTestSupport"]),
         // The HTTP API in process: `buildApplication`'s responder handed requests (InProcessClient).
         // Not HummingbirdTesting: its live client (AsyncHTTPClient, HTTP/2), which these tests never
-        // use, was a tenth of the release build.
+        // use, was a seventh of the object code of the release build.
         .testTarget(
             name: "EyedropperServerTests",
             dependencies: [

@@ -15,9 +15,9 @@ struct TestResponse: Sendable {
 
 /// Requests handed straight to an application's responder, in process: no socket, no HTTP
 /// parsing, each answered as the server's connection would ask for it (a request context on a
-/// channel of its own, the body written out whole). A responder that throws answers 500 here,
-/// where the server would close the connection. Not a client of the wire: the server's own
-/// network behaviour is tested from outside (Tests/Serve, CLITests).
+/// channel of its own, the body written out whole); a responder that throws is answered 500. Not
+/// a client of the wire: the server's own network behaviour is tested from outside (Tests/Serve,
+/// CLITests).
 struct InProcessClient: Sendable {
     let respond: @Sendable (Request, Logger) async throws -> Response
     let logger: Logger
@@ -84,7 +84,7 @@ extension ApplicationProtocol {
             group.addTask { try await serviceGroup.run() }
             do {
                 for process in processes { try await process() }
-                // Shut down before the group has run its services, it would never run them.
+                // A shutdown before the group runs its services would leave them never run: wait.
                 for await _ in started {}
                 let value = try await test(client)
                 await serviceGroup.triggerGracefulShutdown()
