@@ -148,21 +148,20 @@ func waitForFrames(_ count: Int, _ client: InProcessClient) async throws {
         try hand.hand(max(0, count - read))
         return
     }
-    for _ in 0..<500 {
-        if try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 >= count { return }
-        try await Task.sleep(for: .milliseconds(20))
+    let captured = try await poll(every: .milliseconds(20)) {
+        try await client.get("/api/v1/status").json["framesCaptured"] as? Int ?? 0 >= count
     }
-    Issue.record("fewer than \(count) frames captured in 10 s")
+    if !captured { Issue.record("fewer than \(count) frames captured in 10 s") }
 }
 
 /// Whether `condition` came to hold within 10 s: the server's tasks change what it reads, and
-/// nothing announces the change, so it is looked at every 2 ms until then (the tests' one wait on
-/// the server's state).
-func poll(until condition: () -> Bool) async throws -> Bool {
+/// nothing announces the change, so it is looked at every `step` until then (the tests' one wait
+/// on the server's state; a condition that asks the server over HTTP looks less often).
+func poll(every step: Duration = .milliseconds(2), until condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
+    while try await !condition() {
         guard ContinuousClock.now < deadline else { return false }
-        try await Task.sleep(for: .milliseconds(2))
+        try await Task.sleep(for: step)
     }
     return true
 }

@@ -393,9 +393,9 @@ import Testing
     @Test func failingSourceIsServiceUnavailable() async throws {
         try await withServer(serveConfiguration(.missingCamera), waitForFrame: false, feed: .capturing) { client in
             var status: [String: Any] = [:]
-            for _ in 0..<100 where status["state"] as? String != "failed" {
-                try await Task.sleep(for: .milliseconds(20))
+            _ = try await poll(every: .milliseconds(20)) {
                 status = try await client.get("/api/v1/status").json
+                return status["state"] as? String == "failed"
             }
             #expect(status["state"] as? String == "failed")
             #expect((status["error"] as? String)?.contains("/dev/eyedropper-no-such-camera: no such device") == true, "\(status)")
@@ -436,9 +436,9 @@ import Testing
 
     static func waitForStreamClients(_ count: Int, _ client: InProcessClient) async throws {
         var open = -1
-        for _ in 0..<250 where open != count {
+        _ = try await poll(every: .milliseconds(20)) {
             open = try await client.get("/api/v1/status").json["streamClients"] as? Int ?? -1
-            if open != count { try await Task.sleep(for: .milliseconds(20)) }
+            return open == count
         }
         #expect(open == count, "stream clients")
     }

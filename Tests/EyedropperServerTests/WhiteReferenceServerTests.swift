@@ -37,10 +37,9 @@ import Testing
             #expect(deltaE > 2, "\(reading)")
             #expect(reading["state"] as? String == "drift" && reading["applied"] as? Bool == true, "\(reading)")
             var status: [String: Any] = [:]
-            for _ in 0..<50 {
+            _ = try await poll(every: .milliseconds(100)) {
                 status = try await client.get("/api/v1/status").json
-                if (status["reference"] as? [String: Any])?["deltaE"] is Double { break }
-                try await Task.sleep(for: .milliseconds(100))
+                return (status["reference"] as? [String: Any])?["deltaE"] is Double
             }
             let reference = try #require(status["reference"] as? [String: Any], "\(status)")
             #expect(reference["x"] as? Double == 0.0625 && reference["y"] as? Double == 0.25, "\(reference)")
