@@ -33,11 +33,13 @@ struct Calibrate: ParsableCommand {
             its noise cut off at 0) is read at the level its unclipped values and their spread \
             say; one with half or more of a channel's values clipped, or with a spread that says \
             the window is not on one uniform patch, is named in a warning and left out. Then a \
-            tone curve is fitted to the six neutral patches and a correction from linear camera \
-            RGB to CIE XYZ (D50): linear-3x3, affine-3x4 or root-polynomial-2 (Finlayson 2015), \
-            refined to the least mean CIEDE2000 and, with --model auto, chosen by its error on \
-            each patch left out of its own fit (leave-one-out), never by the error on the \
-            patches fitted.
+            tone curve and a correction from linear camera RGB to CIE XYZ (D50): linear-3x3, \
+            affine-3x4 or root-polynomial-2 (Finlayson 2015), refined to the least mean \
+            CIEDE2000. The curve is fitted either through the six neutral patches, one per \
+            channel, or as one shape for the three channels through every patch (the colours \
+            read levels between the greys' and below them). The curve, and the model with \
+            --model auto, are chosen by their error on each patch left out of its own fit \
+            (leave-one-out), never by the error on the patches fitted.
 
             A camera's curve can bend between the greys, and below the black. With --bracket it \
             is measured instead: record the chart at several exposures, nothing else changed \
@@ -293,10 +295,12 @@ struct Calibrate: ParsableCommand {
         lines.append(
             "model \(calibration.model.rawValue) (\(report.chosenBy == "asked" ? "as asked" : "least leave-one-out error")), \(used) of 24 patches used"
         )
+        lines.append("tone curve \(Self.curveText(calibration.curveSource))")
         if calibration.candidates.count > 1 {
             for candidate in calibration.candidates {
+                let curve = pad(candidate.curve?.rawValue ?? "", 8, right: false)
                 lines.append(
-                    "  \(pad(candidate.model.rawValue, 18, right: false)) fitted \(summary(candidate.fitted));  left out \(summary(candidate.leaveOneOut))"
+                    "  \(pad(candidate.model.rawValue, 18, right: false)) \(curve)  fitted \(summary(candidate.fitted));  left out \(summary(candidate.leaveOneOut))"
                 )
             }
         }
@@ -315,6 +319,15 @@ struct Calibrate: ParsableCommand {
 extension Calibrate {
     /// A spread of the light across the chart (`ChartLight.spread`) above which calibrate warns.
     static let unevenLight = 0.5
+
+    /// How the text report says the tone curve was found.
+    static func curveText(_ source: CurveSource) -> String {
+        switch source {
+        case .neutrals: "through the six neutral patches, one per channel (least leave-one-out error)"
+        case .patches: "one shape for the three channels through every patch (least leave-one-out error)"
+        case .measured: "measured from the exposures of --bracket"
+        }
+    }
 }
 
 enum CalibrateFormat: String, ExpressibleByArgument, CaseIterable {

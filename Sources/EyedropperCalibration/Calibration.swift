@@ -3,12 +3,14 @@ import Eyedropper
 /// A camera calibrated from one reading of a chart: the tone curve and correction fitted to the
 /// usable patches, and how well they do, on the patches fitted and on each patch left out.
 ///
-/// The fit: the tone curve through the usable neutral patches (`ToneCurve`; what each should read
-/// linear is refined with the best 3 x 3 correction, see `curveRounds`), then for each model a
+/// The fit: the tone curve (`ToneCurve`), through the usable neutral patches or one shape through
+/// every usable patch (`CurveSource`; what each should read linear is refined with the best 3 x 3
+/// correction, see `curveRounds`), then for each model a
 /// least-squares start in XYZ (weighted by 1 / Y, so dark patches count), refined by
 /// Levenberg-Marquardt to the least mean CIEDE2000 (iteratively reweighted: a sum of squares
-/// weighted by 1 / ΔE is the sum of ΔE). The model is chosen, when not given, by the mean ΔE of
-/// leave-one-out: each usable patch predicted by the curve and correction fitted without it.
+/// weighted by 1 / ΔE is the sum of ΔE). The curve, and the model when not given, are chosen by
+/// the mean ΔE of leave-one-out: each usable patch predicted by the curve and correction fitted
+/// without it.
 public struct Calibration: Sendable {
     /// One patch: what the camera read and what the calibration makes of it.
     public struct Patch: Sendable {
@@ -42,9 +44,11 @@ public struct Calibration: Sendable {
         }
     }
 
-    /// One model tried: its errors on the patches fitted and left out.
+    /// One model tried, with one curve: its errors on the patches fitted and left out.
     public struct Candidate: Hashable, Sendable, Codable {
         public let model: CorrectionModel
+        /// nil in a profile written before the curve was chosen (it was then `.neutrals`).
+        public let curve: CurveSource?
         public let fitted: Summary
         public let leaveOneOut: Summary
     }
@@ -53,6 +57,8 @@ public struct Calibration: Sendable {
     /// How the light fell across the chart; the curve and correction are for the light at its centre.
     public let light: ChartLight
     public let toneCurve: ToneCurve
+    /// How `toneCurve` was found.
+    public let curveSource: CurveSource
     public let correction: ColorCorrection
     /// Patch 1 first.
     public let patches: [Patch]
@@ -60,7 +66,8 @@ public struct Calibration: Sendable {
     public let fitted: Summary
     /// Over the patches used, each predicted by a fit without it.
     public let leaveOneOut: Summary
-    /// Every model tried, in `CorrectionModel.allCases` order.
+    /// Every model tried with every curve, in `CurveSource.allCases` then `CorrectionModel.allCases`
+    /// order.
     public let candidates: [Candidate]
 
     /// The fewest usable patches a calibration takes.
@@ -70,39 +77,62 @@ public struct Calibration: Sendable {
     /// leave-one-out error is least when it is nil. `hidden`: patches (0-based) not seen, with
     /// why (covered, beyond the frame), left out of the fit as a clipped patch is.
     /// `measuredCurve`: the camera's tone curve measured from several exposures
-    /// (`ResponseRecovery`), used as it is instead of one fitted through the neutral patches.
+    /// (`ResponseRecovery`), used as it is; without it, the curve found as `curve` asks
+    /// (`.neutrals` or `.patches`), or by whichever has the least leave-one-out error when it is nil.
     public init(
         readings: [PatchStatistics], reference: ChartReference = .colorChecker2014, model: CorrectionModel? = nil,
-        hidden: [Int: String] = [:], measuredCurve: ToneCurve? = nil
+        hidden: [Int: String] = [:], curve: CurveSource? = nil, measuredCurve: ToneCurve? = nil
     ) throws(CalibrationError) {
+        precondition(curve != .measured, "a measured curve is given as measuredCurve")
         precondition(readings.count == ChartReference.patchCount, "\(readings.count) readings for a 24-patch chart")
         let excluded = Self.screen(readings).merging(hidden) { _, hidden in hidden }
         let used = (0..<readings.count).filter { excluded[$0] == nil }
         guard used.count >= Self.minimumPatches else { throw .tooFewPatches(used: used.count, excluded: excluded) }
-        let problem = FitProblem(readings: readings, reference: reference, measuredCurve: measuredCurve)
         let models = model.map { [$0] } ?? CorrectionModel.allCases.filter { used.count - 1 >= 2 * $0.termCount }
         if let model, used.count - 1 < 2 * model.termCount {
             throw .tooFewPatchesForModel(model, used: used.count, needed: 2 * model.termCount + 1)
         }
-        var best: (candidate: Candidate, fit: FitProblem.Fit, loo: [Int: Double])?
+        var best: (candidate: Candidate, fit: FitProblem.Fit, loo: [Int: Double], problem: FitProblem)?
         var candidates: [Candidate] = []
-        for model in models {
-            let fit = try problem.fit(model, using: used)
-            let fittedErrors = used.map { problem.deltaE(patch: $0, fit) }
-            var loo: [Int: Double] = [:]
-            for patch in used {
-                loo[patch] = problem.deltaE(patch: patch, try problem.fit(model, using: used.filter { $0 != patch }))
+        /// Every model with `curve`, each judged by leave-one-out.
+        func tryModels(_ curve: CurveSource) throws(CalibrationError) {
+            let problem = FitProblem(readings: readings, reference: reference, curveSource: curve, measuredCurve: measuredCurve)
+            for model in models {
+                let fit = try problem.fit(model, using: used)
+                let fittedErrors = used.map { problem.deltaE(patch: $0, fit) }
+                var loo: [Int: Double] = [:]
+                for patch in used {
+                    loo[patch] = problem.deltaE(patch: patch, try problem.fit(model, using: used.filter { $0 != patch }))
+                }
+                let candidate = Candidate(
+                    model: model, curve: curve, fitted: Summary(fittedErrors), leaveOneOut: Summary(used.map { loo[$0]! }))
+                candidates.append(candidate)
+                if best == nil || candidate.leaveOneOut.mean < best!.candidate.leaveOneOut.mean {
+                    best = (candidate, fit, loo, problem)
+                }
             }
-            let candidate = Candidate(model: model, fitted: Summary(fittedErrors), leaveOneOut: Summary(used.map { loo[$0]! }))
-            candidates.append(candidate)
-            if best == nil || candidate.leaveOneOut.mean < best!.candidate.leaveOneOut.mean {
-                best = (candidate, fit, loo)
+        }
+        if measuredCurve != nil {
+            try tryModels(.measured)
+        } else if let curve {
+            try tryModels(curve)
+        } else {
+            try tryModels(.neutrals)
+            // A shape through every patch is a second guess, never the reason a calibration fails.
+            let (kept, keptBest) = (candidates.count, best)
+            do {
+                try tryModels(.patches)
+            } catch {
+                candidates.removeSubrange(kept...)
+                best = keptBest
             }
         }
         let chosen = best!
+        let problem = chosen.problem
         self.reference = reference
         light = chosen.fit.light
         toneCurve = chosen.fit.curve
+        curveSource = chosen.problem.curveSource
         correction = chosen.fit.correction
         patches = readings.indices.map { index in
             Patch(
@@ -173,16 +203,20 @@ private struct FitProblem {
     let camera: [SIMD3<Double>]
     let targetLab: [CIELab]
     let targetXYZ: [CIEXYZ]
-    /// A tone curve measured elsewhere, used instead of fitting one.
+    /// How the curve is found.
+    let curveSource: CurveSource
+    /// A tone curve measured elsewhere, used instead of fitting one (`curve` is then `.measured`).
     let measuredCurve: ToneCurve?
 
-    init(readings: [PatchStatistics], reference: ChartReference, measuredCurve: ToneCurve?) {
+    init(readings: [PatchStatistics], reference: ChartReference, curveSource: CurveSource, measuredCurve: ToneCurve?) {
+        precondition((curveSource == .measured) == (measuredCurve != nil))
         camera = readings.map {
             let m = $0.mean
             return (Calibration.levels($0) ?? SIMD3(m.r, m.g, m.b)) / 255
         }
         targetLab = reference.lab
         targetXYZ = reference.lab.map { CIEXYZ($0, white: .d50) }
+        self.curveSource = curveSource
         self.measuredCurve = measuredCurve
     }
 
@@ -194,7 +228,7 @@ private struct FitProblem {
         lab(patch: patch, fit).deltaE2000(targetLab[patch])
     }
 
-    /// Rounds of refitting the tone curve to what the 3 x 3 correction says the neutrals read.
+    /// Rounds of refitting the tone curve to what the 3 x 3 correction says the patches read.
     static let curveRounds = 3
     /// Rounds at most of re-estimating the light across the chart (each starts from the last).
     static let lightRounds = 6
@@ -220,8 +254,11 @@ private struct FitProblem {
     /// are a little tinted (white 9.5 has b* 2.9), and the camera sees the tint through its own
     /// primaries. Start from their linear sRGB, then take what the best 3 x 3 from the curve's
     /// linear RGB to XYZ says the camera reads for them (M⁻¹ XYZ), and fit the curve again: a few
-    /// rounds settle it. Each neutral's light scales what it reads. A measured curve is taken as it
-    /// is, and only the 3 x 3 is fitted.
+    /// rounds settle it. Each neutral's light scales what it reads. With `.patches`, every patch's
+    /// M⁻¹ XYZ is a point of the curve after the first round (`ToneCurve.shared`), each channel
+    /// weighted by its share of the patch's largest squared: where M⁻¹ XYZ is a small difference of
+    /// large terms, a 3 x 3's misfit of the sensor is a large part of it. A measured curve is taken
+    /// as it is, and only the 3 x 3 is fitted.
     private func curveAndMatrix(_ patches: [Int], light: ChartLight) throws(CalibrationError) -> (ToneCurve, Matrix3?) {
         let neutrals = patches.filter { ChartReference.neutralIndices.contains($0) }
         var curve: ToneCurve
@@ -246,6 +283,19 @@ private struct FitProblem {
             matrix = Matrix3(rows[0], rows[1], rows[2])
             guard round < Self.curveRounds, measuredCurve == nil else { break }
             let inverse = matrix!.inverse
+            if curveSource == .patches {
+                var points: [(z: Double, channel: Int, linear: Double, weight: Double)] = []
+                for patch in patches {
+                    let target = inverse * targetXYZ[patch].vector * light.gain(patch: patch)
+                    for c in 0..<3 where target[c] > 0 {
+                        let share = target[c] / target.max()
+                        points.append((camera[patch][c], c, target[c], share * share))
+                    }
+                }
+                guard let next = ToneCurve.shared(points) else { break }
+                curve = next
+                continue
+            }
             let targets = neutrals.map { inverse * targetXYZ[$0].vector * light.gain(patch: $0) }
             guard targets.allSatisfy({ all($0 .> 0) }), let next = try? self.curve(neutrals, targets) else { break }
             curve = next

@@ -57,6 +57,9 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
     }
 
     public let model: CorrectionModel
+    /// How the tone curve was found (nil in a profile written before it was chosen: through the
+    /// neutrals, or measured when `bracket` is there).
+    public let curve: CurveSource?
     /// "leave-one-out" when the model was chosen by its error on patches left out, "asked" when given.
     public let chosenBy: String
     public let fitted: Calibration.Summary
@@ -77,6 +80,7 @@ public struct CalibrationReport: Hashable, Sendable, Codable {
         _ calibration: Calibration, geometry: ChartGeometry, radius: Int, frames: Int, modelAsked: Bool, bracket: Bracket? = nil
     ) {
         model = calibration.model
+        curve = calibration.curveSource
         chosenBy = modelAsked ? "asked" : "leave-one-out"
         fitted = calibration.fitted
         leaveOneOut = calibration.leaveOneOut

@@ -92,16 +92,8 @@ public struct ResponseRecovery: Sendable {
             if used == 0 { unused.append(k) }
         }
         guard readings.count - unused.count >= 2 else { throw .tooFewExposures(readings.count - unused.count) }
-        let positions = rows.map { Self.spacing($0.z) }
-        let low = positions.min()!, high = positions.max()!
-        guard high - low > 0.1 else { throw .noRange }
         let n = Self.knotCount
-        let knots = (0..<n).map { low + (high - low) * Double($0) / Double(n - 1) }
-        // The knot interval of a level and where in it: g(z) = (1 - t) g[i] + t g[i + 1].
-        let intervals = positions.map { u -> (i: Int, t: Double) in
-            let position = min(max((u - low) / (high - low) * Double(n - 1), 0), Double(n - 1) - 1e-9)
-            return (Int(position), position - Double(Int(position)))
-        }
+        guard let (knots, intervals) = Self.knots(n, over: rows.map(\.z)) else { throw .noRange }
         let logExposures = exposures.map { log($0) }
         let smoothness = Self.smoothness * Double(rows.count) / Double(3 * n)
         /// g and every ln E by weighted least squares, with one g for every channel (`curves` 1) or
@@ -192,6 +184,20 @@ public struct ResponseRecovery: Sendable {
         self.exposures = exposures
         unusedExposures = unused
         range = cameraValues[0]...cameraValues[n - 1]
+    }
+
+    /// `count` knots spaced evenly in `spacing` from the least of `values` (camera values 0...1) to
+    /// the largest, and each value's interval and where in it: g(z) = (1 - t) g[i] + t g[i + 1].
+    /// Nil when the values span too little to place them.
+    static func knots(_ count: Int, over values: [Double]) -> (knots: [Double], intervals: [(i: Int, t: Double)])? {
+        let positions = values.map(spacing)
+        guard let low = positions.min(), let high = positions.max(), high - low > 0.1 else { return nil }
+        let knots = (0..<count).map { low + (high - low) * Double($0) / Double(count - 1) }
+        let intervals = positions.map { u -> (i: Int, t: Double) in
+            let position = min(max((u - low) / (high - low) * Double(count - 1), 0), Double(count - 1) - 1e-9)
+            return (Int(position), position - Double(Int(position)))
+        }
+        return (knots, intervals)
     }
 
     /// The deepest dip of g (ln linear) taken for noise and straightened out (`rising`).

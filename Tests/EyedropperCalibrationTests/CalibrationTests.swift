@@ -60,11 +60,13 @@ import Testing
         #expect(checkMean(uneven) < 1.0, "uneven \(checkMean(uneven)), even \(checkMean(even))")
     }
 
-    @Test func theModelChosenIsTheOneWithTheLeastLeaveOneOutError() throws {
+    @Test func theModelAndCurveChosenAreTheOnesWithTheLeastLeaveOneOutError() throws {
         let calibration = try Calibration(readings: SimulatedCamera().readings(reference.lab))
-        #expect(calibration.candidates.map(\.model) == CorrectionModel.allCases)
+        #expect(calibration.candidates.map(\.model) == CorrectionModel.allCases + CorrectionModel.allCases)
+        #expect(calibration.candidates.map(\.curve) == [.neutrals, .neutrals, .neutrals, .patches, .patches, .patches])
         let least = calibration.candidates.min { $0.leaveOneOut.mean < $1.leaveOneOut.mean }!
         #expect(calibration.model == least.model)
+        #expect(calibration.curveSource == least.curve)
         #expect(calibration.leaveOneOut == least.leaveOneOut)
         // Every patch was predicted once while left out.
         #expect(calibration.patches.allSatisfy { $0.deltaELeaveOneOut != nil })
@@ -75,8 +77,37 @@ import Testing
             let calibration = try Calibration(readings: SimulatedCamera().readings(reference.lab), model: model)
             #expect(calibration.model == model)
             #expect(calibration.correction.matrix.allSatisfy { $0.count == model.termCount })
-            #expect(calibration.candidates.map(\.model) == [model])
+            #expect(calibration.candidates.map(\.model) == [model, model])
         }
+    }
+
+    /// A curve that waves between the greys (three periods over its range, up to 7 levels off a
+    /// power law): six neutral patches cannot see the wave, the colour patches' channels, which
+    /// read levels between theirs, can. Judged on colours off the chart: the chart's own at half
+    /// and 70 % of the light, read without noise (0.98 through every patch, 3.07 through the
+    /// greys). Caught: the shape through every patch never tried, never chosen, or fitted so
+    /// stiffly or so weighted that it follows the greys alone.
+    @Test func aCurveThatBendsBetweenTheGreysIsFollowedThroughEveryPatch() throws {
+        var camera = SimulatedCamera()
+        camera.wave = 0.03
+        let readings = camera.readings(reference.lab)
+        let chosen = try Calibration(readings: readings)
+        let greys = try Calibration(readings: readings, curve: .neutrals)
+        #expect(chosen.curveSource == .patches)
+        #expect(greys.curveSource == .neutrals && greys.candidates.allSatisfy { $0.curve == .neutrals })
+        func offTheChart(_ calibration: Calibration) -> Double {
+            var errors: [Double] = []
+            for scale in [0.5, 0.7] {
+                for lab in reference.lab {
+                    let xyz = CIEXYZ(lab, white: .d50)
+                    let truth = CIEXYZ(x: xyz.x * scale, y: xyz.y * scale, z: xyz.z * scale)
+                    let linear = calibration.toneCurve.linear(camera.camera(truth))
+                    errors.append(calibration.correction.xyz(linear).lab(white: .d50).deltaE2000(truth.lab(white: .d50)))
+                }
+            }
+            return errors.reduce(0, +) / Double(errors.count)
+        }
+        #expect(offTheChart(chosen) < 0.75 * offTheChart(greys), "shared \(offTheChart(chosen)), greys \(offTheChart(greys))")
     }
 
     @Test func clippedAndNonUniformPatchesAreLeftOutAndNamed() throws {

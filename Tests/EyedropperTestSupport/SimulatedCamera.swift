@@ -14,6 +14,10 @@ public struct SimulatedCamera {
     public var exposure = 0.7
     /// Each channel's curve is a power 1 / exponent (one curve for all three, as a camera's).
     public var exponents = SIMD3<Double>(repeating: 1.9)
+    /// A wave added to the curve, in camera value (0: none): `wave` sin(6π p), p the power law's
+    /// output, three periods over the range, so the curve bends between the neutral patches and
+    /// still rises while `wave` < 1 / (6π).
+    public var wave = 0.0
     public var seed: UInt64 = 1
 
     public init(seed: UInt64 = 1) { self.seed = seed }
@@ -25,7 +29,8 @@ public struct SimulatedCamera {
         var out = SIMD3<Double>()
         for c in 0..<3 {
             let linear = max(0, (0..<3).reduce(0) { $0 + matrix[c][$1] * v[$1] }) * gains[c] * exposure * light
-            out[c] = min(1, 0.02 + 0.98 * pow(linear, 1 / exponents[c]))
+            let power = pow(linear, 1 / exponents[c])
+            out[c] = min(1, 0.02 + 0.98 * (power + wave * sin(6 * Double.pi * power)))
         }
         return out
     }
