@@ -11,8 +11,8 @@ curve gives it, scaled per channel to the truth (a response is known only up to 
 scale), encoded back through the true curve. The worst distance from the code, in levels, over
 the codes and the channels, is the figure; "within a level" is the goal.
 
-Beside it, the curve the same binary fits to the six greys of the base exposure alone (no
---bracket), judged the same way: what measuring the curve gains.
+Beside it, the curve the same binary fits to the base exposure alone (no --bracket: through the
+six greys, or one shape through every patch), judged the same way: what measuring the curve gains.
 
 Exits 1 when a figure is past its regression bound (BOUNDS). Skips, loudly, without the data.
 """
@@ -137,7 +137,7 @@ def main():
                 print(f"FAIL  {r['sensor']:28s} {r['curve']:30s} {r['error']}", flush=True)
             else:
                 print(f"{r['sensor']:28s} {r['curve']:30s} measured within {r['measured']:5.2f} levels "
-                      f"(the greys alone {r['greys']:5.2f}); read {r['range'][0]:.1f}-{r['range'][1]:.1f}, "
+                      f"(fitted alone {r['greys']:5.2f}); read {r['range'][0]:.1f}-{r['range'][1]:.1f}, "
                       f"residual {100 * r['residual']:.1f}%  {r['seconds']:.1f} s", flush=True)
     (out / "bracket.json").write_text(json.dumps(results, indent=1))
     done = [r for r in results if "error" not in r]
@@ -149,7 +149,7 @@ def main():
         print(f"\nOver {len(done)} curves, worst level error over codes {CODES[0]}-{CODES[-1]} (median / worst):")
         print(f"  measured (--bracket, {len(FACTORS)} exposures): {np.median(m):.2f} / {m.max():.2f}; "
               f"within a level on {int((m <= 1).sum())} of {len(m)}")
-        print(f"  fitted to the six greys:           {np.median(g):.2f} / {g.max():.2f}; "
+        print(f"  fitted without --bracket:          {np.median(g):.2f} / {g.max():.2f}; "
               f"within a level on {int((g <= 1).sum())} of {len(g)}")
         worst = sorted(done, key=lambda r: -r["measured"])[:3]
         print("  worst measured: " + "; ".join(f"{r['sensor']} + {r['curve']} {r['measured']:.2f}" for r in worst))
