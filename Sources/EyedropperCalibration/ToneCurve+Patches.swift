@@ -15,7 +15,7 @@ extension ToneCurve {
     ///
     /// `points`: (camera value 0...1, channel, linear value, weight). A point with no linear value
     /// above 0, or outside `ResponseRecovery.usableLevels`, says nothing and is left out. Nil when
-    /// what is left cannot pin a shape: fewer than `knotCount` points, a channel without one, or a
+    /// what is left cannot pin a shape: fewer than `sharedKnots` points, a channel without one, or a
     /// range of camera values too narrow to place the knots.
     static func shared(_ points: [(z: Double, channel: Int, linear: Double, weight: Double)]) -> ToneCurve? {
         let rows = points.filter { $0.linear > 0 && $0.weight > 0 && ResponseRecovery.usableLevels.contains($0.z * 255) }
@@ -64,7 +64,8 @@ extension ToneCurve {
         return ToneCurve(red: channels[0], green: channels[1], blue: channels[2])
     }
 
-    /// Knots of the shared shape: 24 x 3 points, a few of them left out, fill 24.
+    /// Knots of the shared shape: one a patch, so that the chart's 72 points, a few of them left
+    /// out, pin it with the smoothness's help.
     static let sharedKnots = 24
     /// Weight of the second differences of g, per unit of the points' weight and knot: as
     /// `ResponseRecovery.smoothness` carries a measured curve across a gap between levels.

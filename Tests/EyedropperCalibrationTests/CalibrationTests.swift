@@ -81,7 +81,7 @@ import Testing
         }
     }
 
-    /// A curve that waves between the greys (three periods over its range, up to 7 levels off a
+    /// A curve that waves between the greys (three periods over its range, up to 7.5 levels off a
     /// power law): six neutral patches cannot see the wave, the colour patches' channels, which
     /// read levels between theirs, can. Judged on colours off the chart: the chart's own at half
     /// and 70 % of the light, read without noise (0.98 through every patch, 3.07 through the
