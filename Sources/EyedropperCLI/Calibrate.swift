@@ -86,6 +86,12 @@ struct Calibrate: ParsableCommand {
     @Option(help: "The correction: auto (least leave-one-out error), linear-3x3, affine-3x4 or root-polynomial-2.")
     var model: ModelChoice = .auto
 
+    @Option(
+        help:
+            "The tone curve: auto (least leave-one-out error), neutrals (one per channel through the six neutral patches) or patches (one shape for the three channels through every patch). Not with --bracket, which measures it."
+    )
+    var curve: CurveChoice = .auto
+
     @Option(help: ArgumentHelp("Your chart's own L*a*b* (D50) as JSON, instead of the published values.", valueName: "FILE"))
     var reference: String?
 
@@ -145,6 +151,9 @@ struct Calibrate: ParsableCommand {
         if let radius, !(0...SamplingError.maximumRadius).contains(radius) {
             throw ValidationError("--radius: " + SamplingError.radiusOutOfRange(radius).description)
         }
+        if curve != .auto, !bracket.isEmpty {
+            throw ValidationError("--curve \(curve.rawValue) with --bracket: --bracket measures the tone curve; give one or the other")
+        }
         try validateBracket()
     }
 
@@ -180,7 +189,8 @@ struct Calibrate: ParsableCommand {
             model == .auto
                 ? "fitting the models, each again without each patch (leave-one-out)..."
                 : "fitting \(model.rawValue), again without each patch (leave-one-out)...")
-        let fit = try read.fit(model: model.model, controls: CameraControls.integerValues(of: configuration.source), measured: measured)
+        let fit = try read.fit(
+            model: model.model, curve: curve.curve, controls: CameraControls.integerValues(of: configuration.source), measured: measured)
         let (calibration, report, profile) = (fit.calibration, fit.report, fit.profile)
         for patch in calibration.patches {
             if let excluded = patch.excluded {
@@ -341,4 +351,10 @@ enum ModelChoice: String, ExpressibleByArgument, CaseIterable {
     case rootPolynomial = "root-polynomial-2"
 
     var model: CorrectionModel? { CorrectionModel(rawValue: rawValue) }
+}
+
+enum CurveChoice: String, ExpressibleByArgument, CaseIterable {
+    case auto, neutrals, patches
+
+    var curve: CurveSource? { CurveSource(rawValue: rawValue) }
 }

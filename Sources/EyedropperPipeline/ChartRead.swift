@@ -112,8 +112,10 @@ public struct ChartRead {
     /// The profile fitted to the patches read: `model`, or with nil the model of least
     /// leave-one-out error. `controls`: the camera's controls in force, kept in the profile.
     /// `measured`: the tone curve measured from several exposures (`calibrate --bracket`), used
-    /// instead of one fitted.
-    public func fit(model: CorrectionModel?, controls: [String: Int] = [:], measured: ResponseRecovery? = nil) throws -> ChartFit {
+    /// instead of one fitted; else `curve`, or with nil the curve of least leave-one-out error.
+    public func fit(
+        model: CorrectionModel?, curve: CurveSource? = nil, controls: [String: Int] = [:], measured: ResponseRecovery? = nil
+    ) throws -> ChartFit {
         guard let geometry, let radius, let colorimetry = block.colorimetry else { throw ChartReadError.noFrames }
         var means: [ColorSample] = []
         block.samples(into: &means)
@@ -127,7 +129,8 @@ public struct ChartRead {
             }
         }
         let calibration = try Calibration(
-            readings: means.map(\.statistics), reference: reference, model: model, hidden: hidden, measuredCurve: measured?.curve)
+            readings: means.map(\.statistics), reference: reference, model: model, hidden: hidden, curve: curve,
+            measuredCurve: measured?.curve)
         let report = CalibrationReport(
             calibration, geometry: geometry, radius: radius, frames: block.frames, modelAsked: model != nil,
             bracket: measured.map(CalibrationReport.Bracket.init))

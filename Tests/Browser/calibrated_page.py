@@ -280,7 +280,9 @@ def check_calibrate(checks, browser, url, cli_report, path):
     browser.evaluate("document.getElementById('apply-profile').click()")
     browser.wait_for(f"document.getElementById('calibration').textContent.includes({json.dumps(fit['path'])})")
     status = get_json(url + "api/v1/status")
-    checks.check(report["model"] != "linear-3x3", f"the page's fit chose {report['model']}, not the served profile's linear-3x3")
+    checks.check((report["model"], report.get("curve")) != ("linear-3x3", "neutrals"),
+                 f"the page's fit chose {report['model']} with the curve through the {report.get('curve')}, not the served profile's "
+                 "linear-3x3 through the neutrals")
     checks.check(status["profile"]["path"] == fit["path"] and status["profile"]["model"] == report["model"],
                  f"the status names the profile applied: {status['profile']}")
     # The page says the profile is in use once PUT answered, which it does once a frame is read

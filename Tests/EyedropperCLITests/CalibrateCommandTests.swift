@@ -169,6 +169,9 @@ import Testing
         }
         let twice = try calibrate(["--bracket", "\(chart)@0.25", "--bracket", "\(chart)@1/4"])
         #expect(twice.status == 64 && twice.stderr.contains("the same exposure as \(chart)"), "\(twice.stderr)")
+        // A curve asked for and one measured: caught, a --curve silently ignored (or obeyed) beside --bracket.
+        let curve = try calibrate(["--bracket", "\(chart)@0.25", "--curve", "neutrals"])
+        #expect(curve.status == 64 && curve.stderr.contains("--curve neutrals with --bracket"), "\(curve.stderr)")
     }
 
     /// A camera steps its own exposure (FACTOR alone); a file needs one recording per exposure
