@@ -97,12 +97,21 @@ public struct Calibration: Sendable {
         /// Every model with `curve`, each judged by leave-one-out.
         func tryModels(_ curve: CurveSource) throws(CalibrationError) {
             let problem = FitProblem(readings: readings, reference: reference, curveSource: curve, measuredCurve: measuredCurve)
+            // The light and the curve fitted to every usable patch (key nil) and without each, made
+            // once for every model.
+            var bases: [Int?: FitProblem.Base] = [:]
+            func base(without patch: Int?) throws(CalibrationError) -> FitProblem.Base {
+                if let base = bases[patch] { return base }
+                let base = try problem.base(using: used.filter { $0 != patch })
+                bases[patch] = base
+                return base
+            }
             for model in models {
-                let fit = try problem.fit(model, using: used)
+                let fit = try problem.fit(model, try base(without: nil))
                 let fittedErrors = used.map { problem.deltaE(patch: $0, fit) }
                 var loo: [Int: Double] = [:]
                 for patch in used {
-                    loo[patch] = problem.deltaE(patch: patch, try problem.fit(model, using: used.filter { $0 != patch }))
+                    loo[patch] = problem.deltaE(patch: patch, try problem.fit(model, try base(without: patch)))
                 }
                 let candidate = Candidate(
                     model: model, curve: curve, fitted: Summary(fittedErrors), leaveOneOut: Summary(used.map { loo[$0]! }))
@@ -332,14 +341,29 @@ private struct FitProblem {
         return light
     }
 
-    /// The light, tone curve and the correction of `model` fitted to the patches `using`.
-    func fit(_ model: CorrectionModel, using patches: [Int]) throws(CalibrationError) -> Fit {
+    /// The patches of a fit with the light and the tone curve fitted to them: what every model's
+    /// fit to them starts from.
+    struct Base {
+        let patches: [Int]
+        let light: ChartLight
+        let curve: ToneCurve
+    }
+
+    /// The light and the tone curve fitted to `patches`.
+    func base(using patches: [Int]) throws(CalibrationError) -> Base {
         let light = try self.light(using: patches)
-        let (curve, _) = try curveAndMatrix(patches, light: light)
+        return Base(patches: patches, light: light, curve: try curveAndMatrix(patches, light: light).0)
+    }
+
+    /// The correction of `model` fitted to the patches of `base`, under its light and through its curve.
+    func fit(_ model: CorrectionModel, _ base: Base) throws(CalibrationError) -> Fit {
+        let (patches, light, curve) = (base.patches, base.light, base.curve)
         let n = model.termCount
-        let terms = patches.map { model.terms(self.linear($0, curve: curve, light: light)) }
+        let residuals = CorrectionResiduals(
+            model: model, linear: patches.map { self.linear($0, curve: curve, light: light) },
+            targets: patches.map { targetLab[$0] })
         // The start: each row of M by least squares in XYZ, weighted by 1 / Y.
-        let rows = terms.map { t in (0..<n).map { t[$0] } }
+        let rows = residuals.terms.map { t in (0..<n).map { t[$0] } }
         let weights = patches.map { 1 / max(targetXYZ[$0].y, 1) }
         var flat: [Double] = []
         for channel in 0..<3 {
@@ -351,37 +375,25 @@ private struct FitProblem {
             flat += row
         }
         // Then the least mean CIEDE2000.
-        let targets = patches.map { targetLab[$0] }
-        func errors(_ p: [Double], into out: inout [Double], weights: [Double]) {
-            var r0 = SIMD8<Double>(), r1 = SIMD8<Double>(), r2 = SIMD8<Double>()
-            for k in 0..<n {
-                r0[k] = p[k]
-                r1[k] = p[n + k]
-                r2[k] = p[2 * n + k]
-            }
-            for i in terms.indices {
-                let t = terms[i]
-                let lab = CIEXYZ(x: (r0 * t).sum(), y: (r1 * t).sum(), z: (r2 * t).sum()).lab(white: .d50)
-                out[i] = lab.deltaE2000(targets[i]) * weights[i]
-            }
-        }
+        let ones = [Double](repeating: 1, count: patches.count)
         func meanError(_ p: [Double]) -> Double {
-            var out = [Double](repeating: 0, count: terms.count)
-            errors(p, into: &out, weights: [Double](repeating: 1, count: terms.count))
+            var out = ones
+            residuals.write(p, weights: ones, into: &out)
             return out.reduce(0, +) / Double(out.count)
         }
         var best = (parameters: flat, mean: meanError(flat))
         var parameters = flat
-        var rootWeights = [Double](repeating: 1, count: terms.count)
+        var rootWeights = ones
         for round in 0..<6 {
-            LeastSquares.levenbergMarquardt(&parameters, residualCount: terms.count, iterations: round == 0 ? 40 : 15) { p, out in
-                errors(p, into: &out, weights: rootWeights)
-            }
+            LeastSquares.levenbergMarquardt(
+                &parameters, residualCount: patches.count, iterations: round == 0 ? 40 : 15,
+                residuals: { p, out in residuals.write(p, weights: rootWeights, into: &out) },
+                jacobian: { p, r, out in residuals.jacobian(p, residuals: r, weights: rootWeights, into: &out) })
             let mean = meanError(parameters)
             if mean < best.mean { best = (parameters, mean) }
             // Reweight: Σ (ΔE / √ΔE₀)² ≈ Σ ΔE near the current ΔE₀.
-            var current = [Double](repeating: 0, count: terms.count)
-            errors(parameters, into: &current, weights: [Double](repeating: 1, count: terms.count))
+            var current = ones
+            residuals.write(parameters, weights: ones, into: &current)
             rootWeights = current.map { 1 / max($0, 0.02).squareRoot() }
         }
         return Fit(light: light, curve: curve, correction: ColorCorrection(model: model, flat: best.parameters))
@@ -412,4 +424,63 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
 
 extension CalibrationError: ExitStatusError {
     public var exitStatus: Int32 { 65 }
+}
+
+/// What the correction is fitted to: each patch's CIEDE2000 from its reference, times a weight,
+/// for a correction of `model` given as its `3 * termCount` numbers row by row.
+package struct CorrectionResiduals {
+    let n: Int
+    let terms: [SIMD8<Double>]
+    let targets: [CIELab]
+
+    /// `linear`: each patch's linear camera RGB; `targets`: its reference.
+    package init(model: CorrectionModel, linear: [SIMD3<Double>], targets: [CIELab]) {
+        precondition(linear.count == targets.count)
+        n = model.termCount
+        terms = linear.map(model.terms)
+        self.targets = targets
+    }
+
+    private func rows(_ p: [Double]) -> (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>) {
+        var r0 = SIMD8<Double>(), r1 = SIMD8<Double>(), r2 = SIMD8<Double>()
+        for k in 0..<n {
+            r0[k] = p[k]
+            r1[k] = p[n + k]
+            r2[k] = p[2 * n + k]
+        }
+        return (r0, r1, r2)
+    }
+
+    /// wᵢ ΔEᵢ for each patch.
+    package func write(_ p: [Double], weights: [Double], into out: inout [Double]) {
+        let (r0, r1, r2) = rows(p)
+        for i in terms.indices {
+            let t = terms[i]
+            let lab = CIEXYZ(x: (r0 * t).sum(), y: (r1 * t).sum(), z: (r2 * t).sum()).lab(white: .d50)
+            out[i] = lab.deltaE2000(targets[i]) * weights[i]
+        }
+    }
+
+    /// The Jacobian of `write` at `p`, whose values are `residuals` (row-major, a row a patch), by the
+    /// chain rule. A patch's ΔE depends on the numbers only through its X, Y and Z, each a row
+    /// times the patch's terms, so ∂rᵢ/∂(row c, term k) = wᵢ ∂ΔEᵢ/∂XYZ_c · tᵢₖ. The three
+    /// derivatives in XYZ are forward differences: three evaluations of ΔE a patch, where
+    /// differences in the numbers themselves take one for each of the 9 to 18.
+    package func jacobian(_ p: [Double], residuals: [Double], weights: [Double], into jacobian: inout [Double]) {
+        let (r0, r1, r2) = rows(p)
+        let columns = 3 * n
+        for i in terms.indices {
+            let t = terms[i]
+            let xyz = SIMD3((r0 * t).sum(), (r1 * t).sum(), (r2 * t).sum())
+            let base = residuals[i] / weights[i]
+            for c in 0..<3 {
+                var shifted = xyz
+                let step = 1e-7 * max(abs(xyz[c]), 1)
+                shifted[c] += step
+                let lab = CIEXYZ(x: shifted.x, y: shifted.y, z: shifted.z).lab(white: .d50)
+                let derivative = weights[i] * (lab.deltaE2000(targets[i]) - base) / step
+                for k in 0..<n { jacobian[i * columns + c * n + k] = derivative * t[k] }
+            }
+        }
+    }
 }

@@ -3,7 +3,7 @@ import Eyedropper
 /// The small dense linear algebra the calibration needs: systems of at most 18 unknowns, solved a
 /// few thousand times per calibration, and once a few times a bracket of exposures some 250
 /// (`ResponseRecovery`); never per frame.
-enum LeastSquares {
+package enum LeastSquares {
     /// Solves the n x n system `a` x = `b` (a row-major) by Gaussian elimination with partial
     /// pivoting; nil when `a` is singular to working precision.
     static func solve(_ a: [Double], _ b: [Double]) -> [Double]? {
@@ -50,12 +50,31 @@ enum LeastSquares {
         return solve(normal, right)
     }
 
+    /// The m x n Jacobian (row-major) of `residuals` at `parameters`, whose residuals are `r`, by
+    /// forward differences: one evaluation of every residual per parameter.
+    package static func forwardDifferences(
+        _ parameters: [Double], residuals r: [Double], into jacobian: inout [Double],
+        of residuals: ([Double], inout [Double]) -> Void
+    ) {
+        let (m, n) = (r.count, parameters.count)
+        var trial = r
+        for j in 0..<n {
+            var shifted = parameters
+            let step = 1e-7 * max(abs(parameters[j]), 1)
+            shifted[j] += step
+            residuals(shifted, &trial)
+            for i in 0..<m { jacobian[i * n + j] = (trial[i] - r[i]) / step }
+        }
+    }
+
     /// Levenberg-Marquardt: moves `parameters` to lower Σ rᵢ², where `residuals` writes the rᵢ
-    /// for given parameters. The Jacobian is taken by forward differences. Returns the final cost.
+    /// for given parameters. `jacobian` writes their m x n Jacobian (row-major) at given parameters
+    /// and residuals; without it, it is taken by forward differences. Returns the final cost.
     @discardableResult
     static func levenbergMarquardt(
         _ parameters: inout [Double], residualCount m: Int, iterations: Int,
-        residuals: ([Double], inout [Double]) -> Void
+        residuals: ([Double], inout [Double]) -> Void,
+        jacobian writeJacobian: ((_ parameters: [Double], _ residuals: [Double], _ jacobian: inout [Double]) -> Void)? = nil
     ) -> Double {
         let n = parameters.count
         var r = [Double](repeating: 0, count: m), trial = r
@@ -64,12 +83,10 @@ enum LeastSquares {
         var jacobian = [Double](repeating: 0, count: m * n)  // m x n, row-major
         var lambda = 1e-3
         for _ in 0..<iterations {
-            for j in 0..<n {
-                var shifted = parameters
-                let step = 1e-7 * max(abs(parameters[j]), 1)
-                shifted[j] += step
-                residuals(shifted, &trial)
-                for i in 0..<m { jacobian[i * n + j] = (trial[i] - r[i]) / step }
+            if let writeJacobian {
+                writeJacobian(parameters, r, &jacobian)
+            } else {
+                forwardDifferences(parameters, residuals: r, into: &jacobian, of: residuals)
             }
             var normal = [Double](repeating: 0, count: n * n), gradient = [Double](repeating: 0, count: n)
             for i in 0..<m {
