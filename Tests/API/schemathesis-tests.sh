@@ -9,8 +9,9 @@
 # their calibrated fields, and real fits are made). Builds nothing: give the binary as $EYEDROPPER
 # (default .build/release/eyedropper). The Python packages live in a venv of their own,
 # .build/schemathesis-venv, made on the first run and reused. Reports (JUnit) and the servers' logs
-# go to .build/api. SCHEMATHESIS_EXAMPLES bounds the examples per operation (default 500: about a
-# minute in all; the seed is fixed, so a run is repeatable).
+# go to .build/api. SCHEMATHESIS_EXAMPLES bounds the examples per operation (default 500: about
+# three minutes in all on 2 cores, two of them the first server's run; the seed is fixed, so a run
+# is repeatable).
 #
 # The two streams (/api/v1/samples, /api/v1/stream.mjpg) never end, and schemathesis reads a
 # response to its end: its request timeout is between two reads, and a frame comes every 33 ms,
