@@ -151,10 +151,16 @@ public struct ResponseRecovery: Sendable {
             return (Array(solution[..<(curves * n)]), (squares / total).squareRoot())
         }
         // One curve for the three channels, as a camera applies one after its white balance, unless
-        // a curve of their own fits the channels' levels clearly better.
-        let one = try fit(curves: 1), each = try fit(curves: 3)
-        let shared = one.residual <= Self.sharedResidualLimit * each.residual
-        let (solution, fitted) = shared ? one : each
+        // a curve of their own fits the channels' levels clearly better. A channel with no level
+        // (no light in it at any exposure) leaves nothing to pin a curve of its own: then the shared
+        // curve is all the levels say.
+        let one = try fit(curves: 1)
+        let (solution, fitted, shared) =
+            if let each = try? fit(curves: 3), one.residual > Self.sharedResidualLimit * each.residual {
+                (each.solution, each.residual, false)
+            } else {
+                (one.solution, one.residual, true)
+            }
         // g must rise with z in every channel. Where the levels are sparse (a clipped end, a gap)
         // noise can leave a dip of a few percent, taken out by the nearest rising curve; a dip
         // deeper than `dipLimit` is not noise.

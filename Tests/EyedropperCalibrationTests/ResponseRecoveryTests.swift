@@ -16,11 +16,16 @@ import Testing
 
     /// The chart at each factor of an exposure that puts its white at about 166 of 255, each
     /// exposure with noise of its own.
-    func readings(_ factors: [Double], exponents: SIMD3<Double> = SIMD3(repeating: 1.9)) -> [[PatchStatistics]] {
+    func readings(
+        _ factors: [Double], exponents: SIMD3<Double> = SIMD3(repeating: 1.9), gains: SIMD3<Double> = SimulatedCamera().gains,
+        pedestal: Double = SimulatedCamera().pedestal
+    ) -> [[PatchStatistics]] {
         factors.enumerated().map { index, factor in
             var camera = SimulatedCamera(seed: UInt64(index + 1))
             camera.exposure = 0.35 * factor
             camera.exponents = exponents
+            camera.gains = gains
+            camera.pedestal = pedestal
             return camera.readings(reference.lab)
         }
     }
@@ -58,6 +63,19 @@ import Testing
         #expect(worst <= 1.25, "worst \(worst) levels")
     }
 
+    /// A channel with no level (blue with no light at any exposure, on a camera with no pedestal:
+    /// below level 1 in every patch) cannot have a curve of its own measured, but red and green
+    /// still measure the one curve the three share: within 1.6 levels, as above. Caught: the
+    /// bracket refused ("the exposures all read the same levels") because the fit of a curve each,
+    /// tried beside the shared one, had nothing to pin blue's.
+    @Test func aChannelWithNothingToSayLeavesTheSharedCurve() throws {
+        let dark = readings(Self.factors, gains: SIMD3(1.15, 1, 0), pedestal: 0)
+        let recovery = try ResponseRecovery(readings: dark, exposures: Self.factors)
+        #expect(recovery.sharedByChannels)
+        let worst = Self.worstLevelError(recovery.curve, pedestal: 0)
+        #expect(worst <= 1.6, "worst \(worst) levels")
+    }
+
     /// Exposures given in the reverse of the readings' order say the light falls as the exposure
     /// rises: refused, naming a channel, rather than made into a curve.
     @Test func exposuresInTheWrongOrderAreRefused() {
@@ -89,14 +107,16 @@ import Testing
     /// The worst distance, in levels, between each code of 10...225 and the code the simulated
     /// camera gives for the linear value `curve` finds for it, each channel scaled to the truth by
     /// the mean of ln linear (a response is known only up to the exposure's scale).
-    static func worstLevelError(_ curve: ToneCurve, exponents: SIMD3<Double> = SIMD3(repeating: 1.9)) -> Double {
+    static func worstLevelError(
+        _ curve: ToneCurve, exponents: SIMD3<Double> = SIMD3(repeating: 1.9), pedestal: Double = SimulatedCamera().pedestal
+    ) -> Double {
         let codes = (10...225).map { Double($0) / 255 }
         var worst = 0.0
         for (c, channel) in [curve.red, curve.green, curve.blue].enumerated() {
-            let truth = codes.map { pow(($0 - 0.02) / 0.98, exponents[c]) }
+            let truth = codes.map { pow(($0 - pedestal) / (1 - pedestal), exponents[c]) }
             let scale = exp(zip(codes, truth).map { log($1) - log(channel.linear($0)) }.reduce(0, +) / Double(codes.count))
             for code in codes {
-                let back = 0.02 + 0.98 * pow(channel.linear(code) * scale, 1 / exponents[c])
+                let back = pedestal + (1 - pedestal) * pow(channel.linear(code) * scale, 1 / exponents[c])
                 worst = max(worst, 255 * abs(back - code))
             }
         }

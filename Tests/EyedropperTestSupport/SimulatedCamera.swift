@@ -18,6 +18,8 @@ public struct SimulatedCamera {
     /// output, three periods over the range, so the curve bends between the neutral patches and
     /// still rises while `wave` < 1 / (6π).
     public var wave = 0.0
+    /// The camera value of no light (0...1): the curve rises from it.
+    public var pedestal = 0.02
     public var seed: UInt64 = 1
 
     public init(seed: UInt64 = 1) { self.seed = seed }
@@ -30,7 +32,7 @@ public struct SimulatedCamera {
         for c in 0..<3 {
             let linear = max(0, (0..<3).reduce(0) { $0 + matrix[c][$1] * v[$1] }) * gains[c] * exposure * light
             let power = pow(linear, 1 / exponents[c])
-            out[c] = min(1, 0.02 + 0.98 * (power + wave * sin(6 * Double.pi * power)))
+            out[c] = min(1, pedestal + (1 - pedestal) * (power + wave * sin(6 * Double.pi * power)))
         }
         return out
     }
