@@ -78,19 +78,15 @@ public struct ResponseRecovery: Sendable {
         guard Set(exposures).count == exposures.count else { throw .sameExposure }
         // (exposure, patch, channel, camera value 0...1) for every level that can be used.
         var rows: [(k: Int, p: Int, c: Int, z: Double)] = []
-        var unused: [Int] = []
         for (k, exposure) in readings.enumerated() {
             let excluded = Calibration.screen(exposure)
-            var used = 0
             for (p, reading) in exposure.enumerated() where excluded[p] == nil {
                 guard let level = Calibration.levels(reading) else { continue }
-                for c in 0..<3 where Self.usableLevels.contains(level[c]) {
-                    rows.append((k, p, c, level[c] / 255))
-                    used += 1
-                }
+                for c in 0..<3 where Self.usableLevels.contains(level[c]) { rows.append((k, p, c, level[c] / 255)) }
             }
-            if used == 0 { unused.append(k) }
         }
+        rows = Self.withoutFloor(rows, exposures: exposures)
+        let unused = readings.indices.filter { k in !rows.contains { $0.k == k } }
         guard readings.count - unused.count >= 2 else { throw .tooFewExposures(readings.count - unused.count) }
         let n = Self.knotCount
         guard let (knots, intervals) = Self.knots(n, over: rows.map(\.z)) else { throw .noRange }
@@ -191,6 +187,23 @@ public struct ResponseRecovery: Sendable {
         unusedExposures = unused
         range = cameraValues[0]...cameraValues[n - 1]
     }
+
+    /// `rows` without the patches' channels that sit on the camera's floor: the same level (within
+    /// `floorSpread`) at exposures at least twice apart, as a channel with no light in it reads
+    /// its pedestal. They say nothing of the curve, and kept, they would say it is flat there.
+    static func withoutFloor(_ rows: [(k: Int, p: Int, c: Int, z: Double)], exposures: [Double])
+        -> [(k: Int, p: Int, c: Int, z: Double)]
+    {
+        let series = Dictionary(grouping: rows) { $0.p * 3 + $0.c }
+        let floor = Set(
+            series.compactMap { key, levels in
+                let z = levels.map(\.z), light = levels.map { exposures[$0.k] }
+                return 255 * (z.max()! - z.min()!) < floorSpread && light.max()! >= 2 * light.min()! ? key : nil
+            })
+        return rows.filter { !floor.contains($0.p * 3 + $0.c) }
+    }
+    /// Levels (of 255).
+    static let floorSpread = 0.5
 
     /// `count` knots spaced evenly in `spacing` from the least of `values` (camera values 0...1) to
     /// the largest, and each value's interval and where in it: g(z) = (1 - t) g[i] + t g[i + 1].
