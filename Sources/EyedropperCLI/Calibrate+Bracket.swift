@@ -121,6 +121,12 @@ extension Calibrate {
                 "eyedropper: warning: \(name) (×\(DecimalText.atMost(exposures[index], 4))) has no patch between levels \(Int(ResponseRecovery.usableLevels.lowerBound)) and \(Int(ResponseRecovery.usableLevels.upperBound)) of 255: left out, too dark or too bright to say anything"
             )
         }
+        if let ratio = recovery.ladderRatio {
+            let used = exposures.indices.filter { !recovery.unusedExposures.contains($0) }.map { exposures[$0] }
+            StandardError.writeLine(
+                "eyedropper: warning: the exposures (×\(DecimalText.atMost(used.min()!, 4)) to ×\(DecimalText.atMost(used.max()!, 4))) are all close to powers of \(DecimalText.atMost(ratio, 2)): the curve measured is free to ripple with that step (on measured curves by up to 3.2 levels, against 0.8 off any ladder); add exposures between the steps, as docs/calibration.md's 3/200, 1/40, 3/50, 3/25, 1/4, 17/40, 1.25, 1.75, 4"
+            )
+        }
         let range = recovery.range
         StandardError.writeLine(
             "measured the tone curve from \(exposures.count - recovery.unusedExposures.count) exposures: levels \(DecimalText.fixed(255 * range.lowerBound, 1)) to \(DecimalText.fixed(255 * range.upperBound, 1)) of 255 read, \(recovery.samples) patch channels within \(DecimalText.fixed(100 * recovery.residual, 1))% of \(recovery.sharedByChannels ? "one curve for the three channels" : "a curve for each channel")"

@@ -121,7 +121,7 @@ struct Calibrate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Measure the tone curve instead of fitting it to the six greys: the same chart, light and camera at another exposure, FACTOR times --source's (its exposure time over --source's: 1/16, 0.25, 2.5). Give one for each other exposure: 5 to 9, from 1/64 to 4, not all one ratio apart. A camera steps its own exposure: give FACTOR alone.",
+            "Measure the tone curve instead of fitting it to the six greys: the same chart, light and camera at another exposure, FACTOR times --source's (its exposure time over --source's: 1/16, 0.25, 2.5). Give one for each other exposure: 5 to 9, from 1/64 to 4, off any ladder of one ratio (whole stops are one), e.g. 3/200, 1/40, 3/50, 3/25, 1/4, 17/40, 1.25, 1.75, 4. A camera steps its own exposure: give FACTOR alone.",
             valueName: "FILE@FACTOR"),
         transform: BracketExposure.parse)
     var bracket: [BracketExposure] = []

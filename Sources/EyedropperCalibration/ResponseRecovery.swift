@@ -23,9 +23,10 @@ import Eyedropper
 /// needed, nor light that is even across the chart: only light that stays the same between the
 /// exposures.
 ///
-/// Exposures that are all powers of one ratio (1/16, 1/4, 1, 4) leave the curve free to ripple
-/// with that period in ln light: no patch is then seen at light between the steps' ratios. Steps
-/// that are not (1/10, 1/4, 1/1.6, 1, 2.5) pin it.
+/// Exposures that are all close to powers of one ratio (1/16, 1/4, 1, 4; or 1/10, 1/4, 1/1.6, 1,
+/// 2.5, all near powers of 1.6) leave the curve free to ripple with that period in ln light
+/// (`ladder`): no patch is then seen at light between the steps' ratios. Steps off any ladder
+/// (3/200, 1/40, 3/50, 3/25, 1/4, 17/40, 1, 1.25, 1.75, 4) pin it.
 public struct ResponseRecovery: Sendable {
     /// The curve, each channel through its knots (camera value, linear value; 1 at the top knot).
     public let curve: ToneCurve
@@ -44,6 +45,9 @@ public struct ResponseRecovery: Sendable {
     public let range: ClosedRange<Double>
     /// Whether the three channels were measured as one curve (`sharedResidualLimit`).
     public let sharedByChannels: Bool
+    /// The ratio the exposures used are all close to powers of, leaving the curve free to ripple
+    /// with that step (`ladder`); nil when they are off any ladder.
+    public let ladderRatio: Double?
 
     /// The levels used. Near 255 what is left of a patch's values once the top is clipped says
     /// little of its level (the clipping happens in RGB, after the frame's YCbCr and its shared
@@ -57,9 +61,10 @@ public struct ResponseRecovery: Sendable {
     /// One curve is measured for the three channels unless a curve each leaves the levels' rms
     /// residual smaller than one curve's by more than this factor. A camera applies one curve after
     /// its white balance, and the three channels' levels then pin one curve three times as well: on
-    /// 39 measured curves, 1.34 levels at worst where a curve each missed by 2.19, the two
-    /// residuals within 3 % of each other or one curve's the smaller (it is reweighted). Channels
-    /// that really differ (a power 1.5 in blue against 1.9) leave no rising curve that fits them all.
+    /// 39 measured curves (at exposures near powers of 1.6), 1.34 levels at worst where a curve each
+    /// missed by 2.19, the two residuals within 3 % of each other or one curve's the smaller (it is
+    /// reweighted). Channels that really differ (a power 1.5 in blue against 1.9) leave no rising
+    /// curve that fits them all.
     static let sharedResidualLimit = 1.25
     /// The spread of a level (levels) and the floor of the relative error of what it says of the
     /// light (`informationWeights`).
@@ -186,7 +191,45 @@ public struct ResponseRecovery: Sendable {
         self.exposures = exposures
         unusedExposures = unused
         range = cameraValues[0]...cameraValues[n - 1]
+        ladderRatio = Self.ladder(exposures.indices.filter { !unused.contains($0) }.map { exposures[$0] })
     }
+
+    /// The ratio r, from `ladderRatios`, that all of `exposures` are close to powers of; nil when
+    /// there is none. A ripple of period ln r in ln light added to g is then taken up by every
+    /// patch's ln E, and fits every level as well as g does: only the smoothness holds it down.
+    /// On the 39 measured curves of Tests/Calibration/bracket.py, worst over the curves: a ladder of
+    /// 2 from 1/64 to 4, 3.16 levels; one near 1.6 (1/64, 1/40, 1/16, 1/10, 1/4, 1/2.5, 1, 1.6,
+    /// 2.5, 4), 1.34; of 1.41 (17 exposures), 1.09; the steps off any ladder named above, 0.79.
+    /// Close means: the mean of exp(2πi ln t / ln r) over the exposures is at least `ladderLimit`
+    /// long (1 when every ln t is a multiple of ln r; those ladders 0.998 to 1, the steps off any
+    /// ladder 0.64).
+    public static func ladder(_ exposures: [Double]) -> Double? {
+        let logs = exposures.map { log($0) }
+        let (low, high) = (log(ladderRatios.lowerBound), log(ladderRatios.upperBound))
+        let periods = (0...ladderSteps).map { low + (high - low) * Double($0) / Double(ladderSteps) }
+        let lengths = periods.map { period in
+            var c = 0.0, s = 0.0
+            for value in logs {
+                c += cos(2 * .pi * value / period)
+                s += sin(2 * .pi * value / period)
+            }
+            return (c * c + s * s).squareRoot() / Double(logs.count)
+        }
+        guard let longest = lengths.max(), longest >= ladderLimit else { return nil }
+        // A ladder of 2 is one of 1.41 too: it is named by its widest step, the widest peak about
+        // as long as the longest.
+        let widest = lengths.indices.last { i in
+            lengths[i] >= longest - 0.02 && (i == 0 || lengths[i] >= lengths[i - 1])
+                && (i == ladderSteps || lengths[i] >= lengths[i + 1])
+        }
+        return exp(periods[widest!])
+    }
+    /// The steps looked for, from under half a stop (a finer ladder's ripple is short enough for the
+    /// smoothness to hold down) to three stops; and how many periods between them are tried: steps
+    /// of 0.001 in ln r, where a ladder's peak over exposures 1/64 to 4 is several steps wide.
+    static let ladderRatios = 1.35...8.0
+    static let ladderSteps = 2000
+    static let ladderLimit = 0.9
 
     /// `rows` without the patches' channels that sit on the camera's floor: the same level (within
     /// `floorSpread`) at exposures at least twice apart, as a channel with no light in it reads

@@ -33,9 +33,12 @@ from cameras import SOURCE_OPTIONS, Scene, at_options, curves, reflectances, run
 from drift import Curve
 
 REPOSITORY = measured.REPOSITORY
-#: The exposures, relative to the base (1, first): from 1/64 to 4, not all powers of one ratio (a
-#: ladder of one ratio leaves the curve free to ripple with that period in ln light).
-FACTORS = [1, 1 / 64, 1 / 40, 1 / 16, 1 / 10, 1 / 4, 1 / 2.5, 1.6, 2.5, 4]
+#: The exposures, relative to the base (1, first): from about 1/64 to 4, off any ladder of one
+#: ratio (a ladder leaves the curve free to ripple with its step in ln light: `calibrate` warns of
+#: one). The steps docs/calibration.md gives, as exposure_time_absolute 3, 5, 12, 24, 50, 85, 250,
+#: 350 and 800 over a base of 200. Near powers of 1.6 (1/64, 1/40, 1/16, 1/10, 1/4, 1/2.5, 1, 1.6,
+#: 2.5, 4) the 39 curves read 0.38 / 1.34 levels; on a ladder of 2, 0.59 / 3.16.
+FACTORS = [1, 3 / 200, 1 / 40, 3 / 50, 3 / 25, 1 / 4, 17 / 40, 1.25, 1.75, 4]
 FRAMES = 3
 CODES = np.arange(10, 246)
 #: The curves of the quick set (Scripts/test's): the deepest toes and the bumpiest DoRF curves,
@@ -45,8 +48,8 @@ QUICK = ["EMoR f0", "darktable nokia like", "darktable kodak easyshare like", "d
 #: Per set, (figure, statistic) -> bound: the run fails past it. What the run reads now plus 0.05
 #: (it is deterministic: the noise is seeded by the curve's name).
 BOUNDS = {
-    "quick": {("measured", "median"): 0.75, ("measured", "worst"): 1.39, ("measured", "over a level"): 1},
-    "all": {("measured", "median"): 0.43, ("measured", "worst"): 1.39, ("measured", "over a level"): 1},
+    "quick": {("measured", "median"): 0.33, ("measured", "worst"): 0.85, ("measured", "over a level"): 0},
+    "all": {("measured", "median"): 0.33, ("measured", "worst"): 0.85, ("measured", "over a level"): 0},
 }
 
 

@@ -127,7 +127,8 @@ import Testing
     /// measured from, and the profile keeps the measured curve (60 knots a channel, where a curve
     /// through the greys has one per grey). Without --bracket the report has no such key.
     /// Caught: --bracket read and then not used (the greys' curve in the profile), the exposures
-    /// paired with the wrong files, a bracket file read at its own chart position.
+    /// paired with the wrong files, a bracket file read at its own chart position, and exposures
+    /// on a ladder of one ratio not warned of.
     @Test func aBracketMeasuresTheCurveFromEachExposure() throws {
         let factors = [1.0 / 16, 1.0 / 4, 2.5]
         var bracket: [String] = []
@@ -140,6 +141,9 @@ import Testing
         let result = try calibrate(["--format", "json"] + bracket)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("measured the tone curve from 4 exposures"), "\(result.stderr)")
+        // 1/16, 1/4, 1 and 2.5 are all near powers of 1.6 (1.6^-6, ^-3, ^0, ^2): said.
+        let ladder = "warning: the exposures (×0.0625 to ×2.5) are all close to powers of 1.59: the curve measured is free to ripple"
+        #expect(result.stderr.contains(ladder), "\(result.stderr)")
         let report = try json(result.stdout)
         let measured = try #require(report["bracket"] as? [String: Any], "\(report.keys)")
         #expect((measured["exposures"] as? [NSNumber])?.map(\.doubleValue) == [1, 0.0625, 0.25, 2.5], "\(measured)")
