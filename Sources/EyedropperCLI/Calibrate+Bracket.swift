@@ -74,7 +74,8 @@ extension Calibrate {
         }
         if bracketControl != nil, bracket.isEmpty {
             throw ValidationError(
-                "--bracket-control steps a camera's exposure for --bracket: give the exposures too, e.g. --bracket 1/16 --bracket 4")
+                "--bracket-control steps a camera's exposure for --bracket: give the exposures too, e.g. --bracket 3/200 --bracket 1/40 ... --bracket 4"
+            )
         }
     }
 
@@ -124,7 +125,7 @@ extension Calibrate {
         if let ratio = recovery.ladderRatio {
             let used = exposures.indices.filter { !recovery.unusedExposures.contains($0) }.map { exposures[$0] }
             StandardError.writeLine(
-                "eyedropper: warning: the exposures (×\(DecimalText.atMost(used.min()!, 4)) to ×\(DecimalText.atMost(used.max()!, 4))) are all close to powers of \(DecimalText.atMost(ratio, 2)): the curve measured is free to ripple with that step (on measured curves by up to 3.2 levels, against 0.8 off any ladder); add exposures between the steps, as docs/calibration.md's 3/200, 1/40, 3/50, 3/25, 1/4, 17/40, 1.25, 1.75, 4"
+                "eyedropper: warning: the exposures (×\(DecimalText.atMost(used.min()!, 4)) to ×\(DecimalText.atMost(used.max()!, 4))) are all close to powers of \(DecimalText.atMost(ratio, 2)): the curve measured is free to ripple with that step (on measured curves whole stops missed by up to 3.2 levels, steps off any ladder by 0.8); add exposures between the steps, or use docs/calibration.md's 3/200, 1/40, 3/50, 3/25, 1/4, 17/40, 1.25, 1.75, 4"
             )
         }
         let range = recovery.range

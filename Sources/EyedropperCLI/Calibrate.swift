@@ -47,7 +47,7 @@ struct Calibrate: ParsableCommand {
             give each as FILE@FACTOR, its exposure time over --source's; every patch at every \
             exposure traces the response over its whole range (Debevec and Malik 1997), and \
             only the correction is fitted through it. --source is the exposure the profile is for. \
-            A camera steps its own: give each FACTOR alone (--bracket 1/16 --bracket 2.5 ...), and \
+            A camera steps its own: give each FACTOR alone (--bracket 3/200 --bracket 1/40 ...), and \
             its exposure control (--bracket-control) is set to that times the value it has after \
             --lock or --control, each step read once two frames in a row agree, and put back after.
 

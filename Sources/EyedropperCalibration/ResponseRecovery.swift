@@ -204,6 +204,7 @@ public struct ResponseRecovery: Sendable {
     /// long (1 when every ln t is a multiple of ln r; those ladders 0.998 to 1, the steps off any
     /// ladder 0.64).
     public static func ladder(_ exposures: [Double]) -> Double? {
+        guard exposures.count >= 2 else { return nil }
         let logs = exposures.map { log($0) }
         let (low, high) = (log(ladderRatios.lowerBound), log(ladderRatios.upperBound))
         let periods = (0...ladderSteps).map { low + (high - low) * Double($0) / Double(ladderSteps) }
@@ -215,14 +216,13 @@ public struct ResponseRecovery: Sendable {
             }
             return (c * c + s * s).squareRoot() / Double(logs.count)
         }
-        guard let longest = lengths.max(), longest >= ladderLimit else { return nil }
+        // Peaks inside the ratios scanned: lengths still rising at the widest step say the
+        // exposures span too little for any step to repeat, not a ladder.
+        let peaks = (1..<ladderSteps).filter { lengths[$0] >= lengths[$0 - 1] && lengths[$0] >= lengths[$0 + 1] }
+        guard let longest = peaks.map({ lengths[$0] }).max(), longest >= ladderLimit else { return nil }
         // A ladder of 2 is one of 1.41 too: it is named by its widest step, the widest peak about
         // as long as the longest.
-        let widest = lengths.indices.last { i in
-            lengths[i] >= longest - 0.02 && (i == 0 || lengths[i] >= lengths[i - 1])
-                && (i == ladderSteps || lengths[i] >= lengths[i + 1])
-        }
-        return exp(periods[widest!])
+        return peaks.last { lengths[$0] >= max(longest - 0.02, ladderLimit) }.map { exp(periods[$0]) }
     }
     /// The steps looked for, from under half a stop (a finer ladder's ripple is short enough for the
     /// smoothness to hold down) to three stops; and how many periods between them are tried: steps

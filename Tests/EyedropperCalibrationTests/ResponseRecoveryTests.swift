@@ -56,8 +56,9 @@ import Testing
     /// free to ripple with that step; steps off any ladder are not. Caught: a ladder missed (the
     /// warning never given), one named by a finer step of its own (2 as 1.41), near powers taken
     /// for no ladder (the steps this suite once used, all near powers of 1.6), and the steps
-    /// docs/calibration.md gives taken for a ladder. And the reason: on powers of 2 the curve
-    /// measured ripples past a level (1.43), where the steps off any ladder stay within (0.67).
+    /// docs/calibration.md gives taken for a ladder, the edge of the ratios scanned taken for a
+    /// ladder's step. And the reason: on powers of 2 the curve measured ripples past a level
+    /// (1.43), where the steps off any ladder stay within (0.67).
     @Test func exposuresOnALadderAreNamed() throws {
         let twos = (-6...2).map { pow(2.0, Double($0)) }
         #expect(try abs(#require(ResponseRecovery.ladder(twos)) - 2) < 0.01)
@@ -65,6 +66,11 @@ import Testing
         let nearOnePointSix = [1, 1.0 / 64, 1.0 / 40, 1.0 / 16, 1.0 / 10, 1.0 / 4, 1 / 2.5, 1.6, 2.5, 4]
         #expect(try abs(#require(ResponseRecovery.ladder(nearOnePointSix)) - 1.59) < 0.02)
         #expect(ResponseRecovery.ladder(Self.factors) == nil)
+        // One exposure, or two too close for any step scanned to repeat: no ladder to name (the
+        // widest step scanned, 8, was named when its edge counted as a peak).
+        #expect(ResponseRecovery.ladder([1]) == nil)
+        #expect(ResponseRecovery.ladder([1, 1.2]) == nil)
+        #expect(try abs(#require(ResponseRecovery.ladder([1, 16])) - 4) < 0.04)
         let rippled = try ResponseRecovery(readings: readings(twos), exposures: twos)
         #expect(rippled.ladderRatio.map { abs($0 - 2) < 0.01 } == true)
         #expect(Self.worstLevelError(rippled.curve) > 1, "worst \(Self.worstLevelError(rippled.curve)) levels")
