@@ -19,7 +19,10 @@ Beside Eyedropper, on the very same patch means: OpenCV's ccm (10 configurations
 them per pair chosen on the held-out colours themselves, so flattering to OpenCV), and "the
 ideal 3x3": a 3x3 fitted to the chart's 24 means through the camera's true inverse curve (by least
 mean CIEDE2000), what a calibration that knew the curve would do with a 3x3; with the reference,
-a per-channel gain from the tile through the same true curve. And each camera's floor: a
+a per-channel gain from the tile through the same true curve. Then the greys' bound: the same
+3x3 and gain through a curve of calibrate's form that passes exactly through the true linear
+values of the six neutrals as read, what a curve fitted to one exposure's greys could do at best.
+And each camera's floor: a
 root-polynomial of degree 3 fitted to the held-out colours themselves, from their exact linear
 values; a worst figure is also judged on the cameras whose floor is under its goal.
 
@@ -56,6 +59,7 @@ import held_out  # noqa: E402
 import measured  # noqa: E402
 import opencv_baseline  # noqa: E402
 from camera import SHAPE, Camera, Reference, _aligned, illuminant, planes_420  # noqa: E402
+from drift import Curve  # noqa: E402
 
 REPOSITORY = measured.REPOSITORY
 WIDTH, HEIGHT = 1280, 720
@@ -471,13 +475,28 @@ def run_pair(job):
     tile_calibration = np.array(json.loads(profile.read_text())["whiteReference"]["mean"], float)
 
     eyedropper_figures = figures(plain[0], corrected, truth)
-    # The ideal 3x3: the true inverse curve, fitted on calibrate's own means of the chart.
-    m = fit_ideal(camera.decode(chart_means), reference.lab)
-    ideal_plain = lab_of(camera.decode(means[0]) @ m.T)
-    ideal_corrected = np.array([
-        lab_of(camera.decode(means[k]) * (camera.decode(tile_calibration) / camera.decode(tile_means[k])) @ m.T)
-        for k in range(len(LIGHTS))])
-    ideal_figures = figures(ideal_plain, ideal_corrected, truth)
+
+    def three_by_three(decode):
+        """The figures of a 3x3 fitted on calibrate's own means of the chart through `decode`
+        (camera RGB 0...255 to linear), with the reference a per-channel gain from the tile."""
+        m = fit_ideal(decode(chart_means), reference.lab)
+        corrected_3x3 = np.array([lab_of(decode(means[k]) * (decode(tile_calibration) / decode(tile_means[k])) @ m.T)
+                                  for k in range(len(LIGHTS))])
+        return figures(lab_of(decode(means[0]) @ m.T), corrected_3x3, truth)
+
+    # The ideal 3x3: through the true inverse curve.
+    ideal_figures = three_by_three(camera.decode)
+    # The greys' bound: through a curve of calibrate's own form (drift.Curve) passing exactly through
+    # the true linear values of the six neutrals as calibrate read them. No curve fitted to the greys
+    # of one exposure can know more of the curve; what it misses between and below them is missed here.
+    greys = []
+    for c in range(3):
+        codes = np.sort(chart_means[18:24, c])
+        true_linear = camera.decode(codes)
+        kept = (codes > 0) & (true_linear > 0)
+        greys.append(Curve(np.stack([codes[kept] / 255, true_linear[kept]], axis=1)))
+    result["greys"] = three_by_three(
+        lambda v: np.stack([greys[c](np.asarray(v, float)[..., c] / 255) for c in range(3)], axis=-1))
     # Without noise: the same fit on the exact linear values.
     exact = camera.linear(camera.patch_spectra)
     m0 = fit_ideal(exact, reference.lab)
@@ -570,11 +589,11 @@ def main():
 def pair_line(r):
     if "error" in r:
         return f"FAIL {r['sensor']} + {r['curve']}: {r['error']}"
-    e, i = r["eyedropper"], r["ideal"]
+    e, i, g = r["eyedropper"], r["ideal"], r["greys"]
     opencv = f"{r['opencv']['held_out']:5.2f}" if r["opencv"] else "  -  "
     return (f"{r['sensor'][:24]:24} {r['curve'][:30]:30} held out {e['held_out']:5.2f} (ideal {i['held_out']:5.2f}, "
             f"OpenCV {opencv})  reference {e['reference']:5.2f} ({i['reference']:5.2f})  intensity "
-            f"{e['intensity']:5.2f} ({i['intensity']:5.2f})  {r['curve_model']} {r['model']}, left out "
+            f"{e['intensity']:5.2f} ({i['intensity']:5.2f}, greys {g['intensity']:5.2f})  {r['curve_model']} {r['model']}, left out "
             f"{r['excluded']}  {r['seconds']:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in r['timings'].items())})")
 
 
@@ -612,26 +631,28 @@ def report(results, checks, bounds):
         rows = [("held-out mean CIEDE2000", "held_out"), ("with --white-reference, mean of 4 lights", "reference"),
                 ("intensity alone (D50 at 50 %): how far readings move", "intensity")]
         lines += [f"Over {len(good)} cameras (median / worst):", "",
-                  "| figure | Eyedropper | OpenCV ccm, best of 10 (chosen on the held-out set) | ideal 3x3 (true inverse curve) |",
-                  "|---|---|---|---|"]
+                  "| figure | Eyedropper | OpenCV ccm, best of 10 (chosen on the held-out set) | ideal 3x3 (true inverse curve) "
+                  "| the greys' bound: a 3x3 through a curve through the six greys' true values |",
+                  "|---|---|---|---|---|"]
         figures = {}
         for label, key in rows:
-            e, i = summary(column(key, "eyedropper")), summary(column(key, "ideal"))
+            e, i, g = (summary(column(key, who)) for who in ("eyedropper", "ideal", "greys"))
             o = summary([r["opencv"]["held_out"] for r in good if r["opencv"]]) if key == "held_out" else None
             figures[key] = e
             figures[key + " minus ideal"] = summary(np.array(column(key, "eyedropper")) - np.array(column(key, "ideal")))
             lines.append(f"| {label} | {e[0]:.2f} / {e[1]:.2f} | {f'{o[0]:.2f} / {o[1]:.2f}' if o else ''} | "
-                         f"{i[0]:.2f} / {i[1]:.2f} |")
+                         f"{i[0]:.2f} / {i[1]:.2f} | {g[0]:.2f} / {g[1]:.2f} |")
             if key != "reference":
                 d = figures[key + " minus ideal"]
-                lines.append(f"| Eyedropper minus that 3x3 | {d[0]:+.2f} / {d[1]:+.2f} | | |")
+                dg = summary(np.array(column(key, "greys")) - np.array(column(key, "ideal")))
+                lines.append(f"| minus the ideal 3x3 | {d[0]:+.2f} / {d[1]:+.2f} | | | {dg[0]:+.2f} / {dg[1]:+.2f} |")
         nf = summary([r["ideal_noise_free"] for r in good])
-        lines.append(f"| held out, ideal 3x3 without noise | | | {nf[0]:.2f} / {nf[1]:.2f} |")
+        lines.append(f"| held out, ideal 3x3 without noise | | | {nf[0]:.2f} / {nf[1]:.2f} | |")
         floors = {id(r): r["floor"] for r in good if "floor" in r}
         if floors:
             fl = summary(list(floors.values()))
             lines.append(f"| held out, the floor: a root-polynomial of degree 3 fitted to the held-out colours "
-                         f"themselves, without noise | | | {fl[0]:.2f} / {fl[1]:.2f} |")
+                         f"themselves, without noise | | | {fl[0]:.2f} / {fl[1]:.2f} | |")
         lines += ["", "Goals (reported, not failed on):"]
         for key, statistic, goal in GOALS:
             value = figures[key][0 if statistic == "median" else 1]
@@ -658,13 +679,12 @@ def report(results, checks, bounds):
             value = figures[key][0 if statistic == "median" else 1]
             checks.record(f"regression: {key}, {statistic} over the cameras", value <= bound,
                           f"{value:.2f} (bound {bound})")
-        lines += ["", "| sensor | tone curve | held out (ideal) | reference (ideal) | intensity (ideal) | curve, model |",
-                  "|---|---|---|---|---|---|"]
+        lines += ["", "| sensor | tone curve | held out (ideal, greys) | reference (ideal, greys) | intensity (ideal, greys) "
+                  "| curve, model |", "|---|---|---|---|---|---|"]
         for r in good:
-            e, i = r["eyedropper"], r["ideal"]
-            lines.append(f"| {r['sensor']} | {r['curve']} | {e['held_out']:.2f} ({i['held_out']:.2f}) | "
-                         f"{e['reference']:.2f} ({i['reference']:.2f}) | {e['intensity']:.2f} ({i['intensity']:.2f}) | "
-                         f"{r['curve_model']}, {r['model']} |")
+            cells = " | ".join(f"{r['eyedropper'][k]:.2f} ({r['ideal'][k]:.2f}, {r['greys'][k]:.2f})"
+                               for k in ("held_out", "reference", "intensity"))
+            lines.append(f"| {r['sensor']} | {r['curve']} | {cells} | {r['curve_model']}, {r['model']} |")
     return lines
 
 
