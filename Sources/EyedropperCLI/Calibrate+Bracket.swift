@@ -123,7 +123,7 @@ extension Calibrate {
             )
         }
         if let ratio = recovery.ladderRatio {
-            let used = exposures.indices.filter { !recovery.unusedExposures.contains($0) }.map { exposures[$0] }
+            let used = recovery.usedExposures
             StandardError.writeLine(
                 "eyedropper: warning: the exposures (×\(DecimalText.atMost(used.min()!, 4)) to ×\(DecimalText.atMost(used.max()!, 4))) are all close to powers of \(DecimalText.atMost(ratio, 2)): the curve measured is free to ripple with that step (on measured curves whole stops missed by up to 3.2 levels, steps off any ladder by 0.8); add exposures between the steps, or use docs/calibration.md's 3/200, 1/40, 3/50, 3/25, 1/4, 17/40, 1.25, 1.75, 4"
             )

@@ -45,9 +45,13 @@ public struct ResponseRecovery: Sendable {
     public let range: ClosedRange<Double>
     /// Whether the three channels were measured as one curve (`sharedResidualLimit`).
     public let sharedByChannels: Bool
+    /// The exposures used: `exposures` less `unusedExposures`.
+    public var usedExposures: [Double] {
+        exposures.indices.filter { !unusedExposures.contains($0) }.map { exposures[$0] }
+    }
     /// The ratio the exposures used are all close to powers of, leaving the curve free to ripple
-    /// with that step (`ladder`); nil when they are off any ladder.
-    public let ladderRatio: Double?
+    /// with that step (`ladder`, worked out at each use); nil when they are off any ladder.
+    public var ladderRatio: Double? { Self.ladder(usedExposures) }
 
     /// The levels used. Near 255 what is left of a patch's values once the top is clipped says
     /// little of its level (the clipping happens in RGB, after the frame's YCbCr and its shared
@@ -191,7 +195,6 @@ public struct ResponseRecovery: Sendable {
         self.exposures = exposures
         unusedExposures = unused
         range = cameraValues[0]...cameraValues[n - 1]
-        ladderRatio = Self.ladder(exposures.indices.filter { !unused.contains($0) }.map { exposures[$0] })
     }
 
     /// The ratio r, from `ladderRatios`, that all of `exposures` are close to powers of; nil when
