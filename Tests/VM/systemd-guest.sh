@@ -145,6 +145,10 @@ cp /tmp/parts "$OUT/mjpeg-parts.txt"
 parts=$(grep -c '^part' /tmp/parts)
 # Gaps between parts: the steady interval before the reload (median), the largest from 1 s
 # before the reload was asked until 3 s after it returned, and how many parts came either side.
+# The bar is the largest of one frame interval, that median and the largest gap of the steady
+# stream before the reload (on a loaded host the emulated guest's stream stalls now and then by
+# itself: 0.76 s against a median of 0.23 s in one whole run), plus 0.25 s times the guest's speed:
+# a reload that holds the stream up past what the stream does alone fails it.
 median=$(awk -v r="$treload" '$1 == "part" { if (n++ && $2 < r) print $2 - p; p = $2 }' /tmp/parts | sort -g \
   | awk '{ g[NR] = $1 } END { printf "%.3f", NR ? g[int((NR + 1) / 2)] : 0 }')
 read -r largest at nbefore nafter <<< "$(awk -v r="$treload" -v e="$treloaded" '
@@ -155,15 +159,16 @@ read -r largest at nbefore nafter <<< "$(awk -v r="$treload" -v e="$treloaded" '
       if (t[i] >= r - 1 && t[i-1] <= e + 3 && g > big) { big = g; when = t[i-1] - r } }
     for (i = 0; i < n; i++) { if (t[i] < r) nb++; else na++ }
     printf "%.3f %.3f %d %d\n", big, when, nb, na }' /tmp/parts)"
-limit=$(awk -v f="$FPS" -v m="$median" -v g="$(scaled 0.25)" 'BEGIN { i = 1 / f; if (m > i) i = m; printf "%.3f", i + g }')
 steady=$(awk -v r="$treload" '$1 == "part" { if (n++ && $2 < r - 1 && $2 - p > m) m = $2 - p; p = $2 } END { printf "%.3f", m }' /tmp/parts)
+limit=$(awk -v f="$FPS" -v m="$median" -v s="$steady" -v g="$(scaled 0.25)" \
+  'BEGIN { i = 1 / f; if (m > i) i = m; if (s > i) i = s; printf "%.3f", i + g }')
 say "reload: systemctl reload took $(secs "$treload" "$treloaded") s; $parts MJPEG parts ($nbefore before, $nafter after); device ${FPS} fps; gaps before the reload: median ${median} s, largest ${steady} s; largest around the reload ${largest} s (starting ${at} s from the reload)"
 if [ $rc -eq 0 ] && [ "$reader_rc" = 0 ] && grep -q '^end open' /tmp/parts && [ "$nafter" -gt 0 ]; then
   pass "c: the MJPEG client stayed connected through systemctl reload ($nbefore parts before, $nafter after)"
 else fail "c: MJPEG client through systemctl reload" "reload exit $rc ($(tr '\n' ' ' < /tmp/reload.log)), client: $(grep -v '^part' /tmp/parts | tr '\n' ' ') parts $nbefore before, $nafter after"; fi
 if [ "$nbefore" -gt 2 ] && [ "$nafter" -gt 2 ] && awk -v g="$largest" -v l="$limit" 'BEGIN { exit !(g <= l) }'; then
-  pass "c: largest gap between MJPEG parts around the reload ${largest} s <= ${limit} s (one frame interval, the larger of 1/${FPS} s and the median ${median} s, + 0.25 s times the guest's speed ${SPEED})"
-else fail "c: gap around the reload" "largest ${largest} s (limit ${limit} s, median before ${median} s); $nbefore parts before, $nafter after (3 or more each side wanted)"; fi
+  pass "c: largest gap between MJPEG parts around the reload ${largest} s <= ${limit} s (the largest of 1/${FPS} s, the median ${median} s and the steady stream's largest ${steady} s, + 0.25 s times the guest's speed ${SPEED})"
+else fail "c: gap around the reload" "largest ${largest} s (limit ${limit} s, median before ${median} s, steady largest ${steady} s); $nbefore parts before, $nafter after (3 or more each side wanted)"; fi
 code /status > /dev/null; cp /tmp/body "$OUT/status-after-reload.json"
 if grep -q 'x\.json' /tmp/body && grep -q '"reload"' /tmp/body; then
   pass "c: /api/v1/status names the reloaded profile and has a \"reload\" entry"
